@@ -1,0 +1,338 @@
+//! FEN parsing and printing: standard FEN, X-FEN and Shredder-FEN castling fields.
+//! FEN comes from users and GUIs, so every malformed or impossible input is a typed error.
+
+use std::fmt::Write;
+
+use thiserror::Error;
+
+use super::{castling::right, zobrist, Board, Castling, State, Wing};
+use crate::types::{Bitboard, Color, Piece, PieceType, Square};
+
+pub const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum FenError {
+    #[error("expected 4 to 6 space-separated fields, found {0}")]
+    FieldCount(usize),
+    #[error("expected 8 ranks separated by '/', found {0}")]
+    RankCount(usize),
+    #[error("rank {rank} describes {files} files instead of 8")]
+    RankLength { rank: u8, files: usize },
+    #[error("'{0}' is not a piece letter or empty-square count")]
+    BadPieceChar(char),
+    #[error("side to move must be 'w' or 'b', found '{0}'")]
+    BadSideToMove(String),
+    #[error("{0:?} has {1} kings; each side needs exactly one")]
+    KingCount(Color, u32),
+    #[error("{0:?} has {1} pawns; at most 8 are possible")]
+    PawnCount(Color, u32),
+    #[error("{0:?} has {1} pieces; at most 16 are possible")]
+    PieceCount(Color, u32),
+    #[error("pawns cannot stand on the first or last rank")]
+    PawnOnBackRank,
+    #[error("the side not to move is in check")]
+    OpponentInCheck,
+    #[error("bad castling field '{0}'")]
+    BadCastling(String),
+    #[error("castling right '{0}' has no king on its back rank or no rook where it needs one")]
+    ImpossibleCastling(char),
+    #[error("bad en-passant field '{0}'")]
+    BadEnPassant(String),
+    #[error("en-passant square {0} is impossible: no pawn could have just made a double step past it")]
+    ImpossibleEnPassant(Square),
+    #[error("bad halfmove clock '{0}'")]
+    BadHalfmoveClock(String),
+    #[error("bad fullmove number '{0}'")]
+    BadFullmoveNumber(String),
+}
+
+impl Board {
+    /// Parses FEN, X-FEN or Shredder-FEN; the halfmove and fullmove fields may be left out.
+    pub fn from_fen(fen: &str) -> Result<Self, FenError> {
+        let fields: Vec<&str> = fen.split_whitespace().collect();
+        if !(4..=6).contains(&fields.len()) {
+            return Err(FenError::FieldCount(fields.len()));
+        }
+        let mut board = Self {
+            pieces: [Bitboard::EMPTY; 6],
+            colors: [Bitboard::EMPTY; 2],
+            mailbox: [None; 64],
+            side_to_move: Color::White,
+            fullmove_number: 1,
+            castling: Castling::default(),
+            chess960: false,
+            state: State::default(),
+            history: Vec::with_capacity(256),
+        };
+        board.parse_placement(fields[0])?;
+        board.side_to_move = match fields[1] {
+            "w" => Color::White,
+            "b" => Color::Black,
+            other => return Err(FenError::BadSideToMove(other.to_string())),
+        };
+        board.validate_material()?;
+        board.parse_castling(fields[2])?;
+        board.parse_en_passant(fields[3])?;
+        if let Some(text) = fields.get(4) {
+            board.state.halfmove_clock = text.parse().map_err(|_| FenError::BadHalfmoveClock(text.to_string()))?;
+        }
+        if let Some(text) = fields.get(5) {
+            board.fullmove_number = match text.parse() {
+                Ok(n) if n >= 1 => n,
+                _ => return Err(FenError::BadFullmoveNumber(text.to_string())),
+            };
+        }
+        let opponent_king = board.king_square(!board.side_to_move);
+        if board.is_attacked(opponent_king, board.side_to_move, board.occupied()) {
+            return Err(FenError::OpponentInCheck);
+        }
+        (board.state.key, board.state.pawn_key, board.state.non_pawn_keys) = board.compute_keys();
+        board.update_check_info();
+        Ok(board)
+    }
+
+    fn parse_placement(&mut self, placement: &str) -> Result<(), FenError> {
+        let ranks: Vec<&str> = placement.split('/').collect();
+        if ranks.len() != 8 {
+            return Err(FenError::RankCount(ranks.len()));
+        }
+        for (i, text) in ranks.iter().enumerate() {
+            let rank = 7 - i as u8;
+            let mut file = 0usize;
+            for c in text.chars() {
+                if let Some(skip) = c.to_digit(10).filter(|d| (1..=8).contains(d)) {
+                    file += skip as usize;
+                } else {
+                    let piece = Piece::from_letter(c).ok_or(FenError::BadPieceChar(c))?;
+                    if file < 8 {
+                        self.add_piece(piece, Square::from_coords(file as u8, rank));
+                    }
+                    file += 1;
+                }
+            }
+            if file != 8 {
+                return Err(FenError::RankLength { rank: rank + 1, files: file });
+            }
+        }
+        Ok(())
+    }
+
+    fn validate_material(&self) -> Result<(), FenError> {
+        for color in Color::BOTH {
+            let kings = self.colored_pieces(color, PieceType::King).count();
+            if kings != 1 {
+                return Err(FenError::KingCount(color, kings));
+            }
+            let pawns = self.colored_pieces(color, PieceType::Pawn).count();
+            if pawns > 8 {
+                return Err(FenError::PawnCount(color, pawns));
+            }
+            if self.colored(color).count() > 16 {
+                return Err(FenError::PieceCount(color, self.colored(color).count()));
+            }
+        }
+        if (self.pieces(PieceType::Pawn) & Bitboard::BACK_RANKS).is_nonempty() {
+            return Err(FenError::PawnOnBackRank);
+        }
+        Ok(())
+    }
+
+    fn parse_castling(&mut self, field: &str) -> Result<(), FenError> {
+        if field == "-" {
+            return Ok(());
+        }
+        if field.is_empty() || field.len() > 4 {
+            return Err(FenError::BadCastling(field.to_string()));
+        }
+        for c in field.chars() {
+            let color = if c.is_ascii_uppercase() { Color::White } else { Color::Black };
+            let back_rank = Bitboard::rank(7 * color as u8);
+            let king = self.colored_pieces(color, PieceType::King) & back_rank;
+            if king.is_empty() {
+                return Err(FenError::ImpossibleCastling(c));
+            }
+            let king = king.lsb();
+            let rooks = self.colored_pieces(color, PieceType::Rook) & back_rank;
+            let outermost = |wing: Wing| -> Option<Square> {
+                let mut side = rooks.filter(|sq| (sq.file() > king.file()) == (wing == Wing::King));
+                match wing {
+                    Wing::King => side.last(),
+                    Wing::Queen => side.next(),
+                }
+            };
+            let rook = match c.to_ascii_lowercase() {
+                'k' => outermost(Wing::King),
+                'q' => outermost(Wing::Queen),
+                file @ 'a'..='h' => {
+                    let sq = Square::from_coords(file as u8 - b'a', king.rank());
+                    rooks.contains(sq).then_some(sq)
+                }
+                _ => return Err(FenError::BadCastling(field.to_string())),
+            }
+            .ok_or(FenError::ImpossibleCastling(c))?;
+            let wing = if rook.file() > king.file() { Wing::King } else { Wing::Queen };
+            if self.state.castling_rights & right(color, wing) != 0 {
+                return Err(FenError::BadCastling(field.to_string()));
+            }
+            self.castling.add(color, wing, king, rook);
+            self.state.castling_rights |= right(color, wing);
+            // A king off the e-file or a rook off the corner files only happens in Chess960.
+            if king.file() != 4 || (rook.file() != 0 && rook.file() != 7) {
+                self.chess960 = true;
+            }
+        }
+        Ok(())
+    }
+
+    /// Keeps the en-passant square only when a pawn can capture there, as Stockfish does, so
+    /// that equal positions have equal keys whatever the FEN said.
+    fn parse_en_passant(&mut self, field: &str) -> Result<(), FenError> {
+        if field == "-" {
+            return Ok(());
+        }
+        let sq = Square::parse(field).ok_or_else(|| FenError::BadEnPassant(field.to_string()))?;
+        let us = self.side_to_move;
+        let expected_rank = if us == Color::White { 5 } else { 2 };
+        let pushed = sq.offset(if us == Color::White { -8 } else { 8 });
+        let origin = sq.offset(if us == Color::White { 8 } else { -8 });
+        if sq.rank() != expected_rank
+            || self.piece_at(pushed) != Some(Piece::new(!us, PieceType::Pawn))
+            || self.piece_at(sq).is_some()
+            || self.piece_at(origin).is_some()
+        {
+            return Err(FenError::ImpossibleEnPassant(sq));
+        }
+        if (super::attacks::pawn_attacks(!us, sq) & self.colored_pieces(us, PieceType::Pawn)).is_nonempty() {
+            self.state.en_passant = Some(sq);
+        }
+        Ok(())
+    }
+
+    pub fn to_fen(&self) -> String {
+        let mut fen = String::with_capacity(90);
+        for rank in (0..8).rev() {
+            let mut empty = 0;
+            for file in 0..8 {
+                match self.piece_at(Square::from_coords(file, rank)) {
+                    Some(piece) => {
+                        if empty > 0 {
+                            write!(fen, "{empty}").unwrap();
+                            empty = 0;
+                        }
+                        fen.push(piece.letter());
+                    }
+                    None => empty += 1,
+                }
+            }
+            if empty > 0 {
+                write!(fen, "{empty}").unwrap();
+            }
+            if rank > 0 {
+                fen.push('/');
+            }
+        }
+        fen.push_str(if self.side_to_move == Color::White { " w " } else { " b " });
+        let castling_start = fen.len();
+        for color in Color::BOTH {
+            for wing in Wing::BOTH {
+                if self.can_castle(color, wing) {
+                    fen.push(self.castling_letter(color, wing));
+                }
+            }
+        }
+        if fen.len() == castling_start {
+            fen.push('-');
+        }
+        match self.state.en_passant {
+            Some(sq) => write!(fen, " {sq}").unwrap(),
+            None => fen.push_str(" -"),
+        }
+        write!(fen, " {} {}", self.state.halfmove_clock, self.fullmove_number).unwrap();
+        fen
+    }
+
+    /// X-FEN: `K`/`Q` when the castling rook is the outermost one on its side, else its file.
+    fn castling_letter(&self, color: Color, wing: Wing) -> char {
+        let rook = self.castling.rook_square(color, wing);
+        let below = (1u64 << rook.index()) - 1;
+        let beyond = Bitboard::rank(rook.rank()).0 & if wing == Wing::King { !below << 1 } else { below };
+        let letter = if (Bitboard(beyond) & self.colored_pieces(color, PieceType::Rook)).is_empty() {
+            if wing == Wing::King { 'k' } else { 'q' }
+        } else {
+            (b'a' + rook.file()) as char
+        };
+        if color == Color::White { letter.to_ascii_uppercase() } else { letter }
+    }
+
+    /// Places a piece on an empty square (bitboards and mailbox only; keys are the caller's).
+    #[inline(always)]
+    pub(super) fn add_piece(&mut self, piece: Piece, sq: Square) {
+        let bit = Bitboard::from_square(sq);
+        self.pieces[piece.piece_type().index()] |= bit;
+        self.colors[piece.color().index()] |= bit;
+        self.mailbox[sq.index()] = Some(piece);
+    }
+
+    #[inline(always)]
+    pub(super) fn remove_piece(&mut self, piece: Piece, sq: Square) {
+        let bit = Bitboard::from_square(sq);
+        self.pieces[piece.piece_type().index()] ^= bit;
+        self.colors[piece.color().index()] ^= bit;
+        self.mailbox[sq.index()] = None;
+    }
+
+    #[inline(always)]
+    pub(super) fn toggle_keys(&mut self, piece: Piece, sq: Square) {
+        let k = zobrist::piece_key(piece, sq);
+        self.state.key ^= k;
+        if piece.piece_type() == PieceType::Pawn {
+            self.state.pawn_key ^= k;
+        } else {
+            self.state.non_pawn_keys[piece.color().index()] ^= k;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn startpos_round_trips() {
+        assert_eq!(Board::startpos().to_fen(), START_FEN);
+    }
+
+    #[test]
+    fn shredder_and_xfen_castling() {
+        let shredder = Board::from_fen("bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9").unwrap();
+        let xfen = Board::from_fen("bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w KQkq - 2 9").unwrap();
+        assert_eq!(shredder, xfen);
+        assert!(shredder.is_chess960());
+        assert_eq!(shredder.castling().rook_square(Color::White, Wing::Queen), Square::F1);
+    }
+
+    #[test]
+    fn malformed_fens_are_rejected() {
+        let cases: &[(&str, FenError)] = &[
+            ("", FenError::FieldCount(0)),
+            ("8/8/8/8/8/8/8 w - - 0 1", FenError::RankCount(7)),
+            ("rnbqkbnr/ppppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", FenError::RankLength { rank: 7, files: 9 }),
+            ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNX w KQkq - 0 1", FenError::BadPieceChar('X')),
+            ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR x KQkq - 0 1", FenError::BadSideToMove("x".into())),
+            ("rnbq1bnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQ - 0 1", FenError::KingCount(Color::Black, 0)),
+            ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBKKBNR w - - 0 1", FenError::KingCount(Color::White, 2)),
+            ("rnbqkbnr/pppppppp/8/8/8/P7/PPPPPPPP/RNBQKBNR w KQkq - 0 1", FenError::PawnCount(Color::White, 9)),
+            ("rnbqkbnP/pppppppp/8/8/8/8/1PPPPPPP/RNBQKBNR w KQkq - 0 1", FenError::PawnOnBackRank),
+            ("4k3/8/8/8/8/8/8/4K2R w KQ - 0 1", FenError::ImpossibleCastling('Q')),
+            ("4k3/8/8/8/8/8/8/4K2R w Kx - 0 1", FenError::BadCastling("Kx".into())),
+            ("4k3/8/8/8/8/8/8/4K2R w - e9 0 1", FenError::BadEnPassant("e9".into())),
+            ("4k3/8/8/8/8/8/8/4K2R w - e6 0 1", FenError::ImpossibleEnPassant(Square::parse("e6").unwrap())),
+            ("4k3/8/8/8/8/8/8/4K2R w - - x 1", FenError::BadHalfmoveClock("x".into())),
+            ("4k3/8/8/8/8/8/8/4K2R w - - 0 0", FenError::BadFullmoveNumber("0".into())),
+            ("4k2R/8/8/8/8/8/8/4K3 w - - 0 1", FenError::OpponentInCheck),
+        ];
+        for (fen, error) in cases {
+            assert_eq!(Board::from_fen(fen).as_ref().err(), Some(error), "{fen}");
+        }
+    }
+}

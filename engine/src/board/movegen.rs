@@ -1,0 +1,206 @@
+//! Legal move generation. Checks and pins are known before generating (see
+//! `update_check_info`), so every move produced is legal and no make/unmake test is needed.
+
+use arrayvec::ArrayVec;
+
+use super::{
+    attacks::{between, bishop_attacks, king_attacks, knight_attacks, line_through, pawn_attacks, queen_attacks, rook_attacks},
+    Board, Wing,
+};
+use crate::types::{Bitboard, Color, Move, MoveKind, PieceType, Square};
+
+/// No legal position has more than 218 moves.
+pub type MoveList = ArrayVec<Move, 256>;
+
+impl Board {
+    /// All legal moves.
+    pub fn legal_moves(&self) -> MoveList {
+        let mut list = MoveList::new();
+        self.generate::<true, true>(&mut list);
+        list
+    }
+
+    /// Legal captures and promotions.
+    pub fn generate_noisy(&self, list: &mut MoveList) {
+        self.generate::<true, false>(list);
+    }
+
+    /// Legal moves that are neither captures nor promotions (castling included).
+    pub fn generate_quiet(&self, list: &mut MoveList) {
+        self.generate::<false, true>(list);
+    }
+
+    pub fn has_legal_move(&self) -> bool {
+        !self.legal_moves().is_empty()
+    }
+
+    /// Parses a UCI move (`e2e4`, `e7e8q`; castling as king-to-destination or king-takes-rook)
+    /// and returns it only if it is legal here.
+    pub fn parse_uci_move(&self, text: &str) -> Option<Move> {
+        self.legal_moves().into_iter().find(|mv| mv.to_uci(false) == text || mv.to_uci(true) == text)
+    }
+
+    fn generate<const NOISY: bool, const QUIET: bool>(&self, list: &mut MoveList) {
+        let us = self.side_to_move;
+        let them = !us;
+        let ours = self.colored(us);
+        let theirs = self.colored(them);
+        let occupied = ours | theirs;
+        let king = self.king_square(us);
+        let checkers = self.checkers();
+
+        let mut king_targets = king_attacks(king) & !ours;
+        if !NOISY {
+            king_targets &= !theirs;
+        }
+        if !QUIET {
+            king_targets &= theirs;
+        }
+        let without_king = occupied.without(king);
+        for to in king_targets {
+            if !self.is_attacked(to, them, without_king) {
+                let kind = if theirs.contains(to) { MoveKind::Capture } else { MoveKind::Quiet };
+                list.push(Move::new(king, to, kind));
+            }
+        }
+        if checkers.more_than_one() {
+            return;
+        }
+
+        // In check, every non-king move must capture the checker or block it.
+        let target = match checkers.is_nonempty() {
+            true => between(king, checkers.lsb()) | checkers,
+            false => Bitboard::FULL,
+        };
+        self.generate_pawn_moves::<NOISY, QUIET>(list, target);
+
+        let pinned = self.pinned();
+        for piece_type in [PieceType::Knight, PieceType::Bishop, PieceType::Rook, PieceType::Queen] {
+            for from in self.colored_pieces(us, piece_type) {
+                let mut targets = match piece_type {
+                    PieceType::Knight => knight_attacks(from),
+                    PieceType::Bishop => bishop_attacks(from, occupied),
+                    PieceType::Rook => rook_attacks(from, occupied),
+                    _ => queen_attacks(from, occupied),
+                } & target;
+                if pinned.contains(from) {
+                    targets &= line_through(king, from);
+                }
+                if NOISY {
+                    for to in targets & theirs {
+                        list.push(Move::new(from, to, MoveKind::Capture));
+                    }
+                }
+                if QUIET {
+                    for to in targets & !occupied {
+                        list.push(Move::new(from, to, MoveKind::Quiet));
+                    }
+                }
+            }
+        }
+
+        if QUIET && checkers.is_empty() {
+            self.generate_castling(list, king, occupied);
+        }
+    }
+
+    fn generate_pawn_moves<const NOISY: bool, const QUIET: bool>(&self, list: &mut MoveList, target: Bitboard) {
+        let us = self.side_to_move;
+        let king = self.king_square(us);
+        let pinned = self.pinned();
+        let pawns = self.colored_pieces(us, PieceType::Pawn);
+        let theirs = self.colored(!us);
+        let empty = !self.occupied();
+        let (up, third_rank, seventh_rank): (i8, _, _) = match us {
+            Color::White => (8, Bitboard::rank(2), Bitboard::rank(6)),
+            Color::Black => (-8, Bitboard::rank(5), Bitboard::rank(1)),
+        };
+        let push = |b: Bitboard| if us == Color::White { b.shift_north() } else { b.shift_south() };
+        // A pinned pawn may only move along the pin line.
+        let allowed = |from: Square, to: Square| !pinned.contains(from) || line_through(king, from).contains(to);
+
+        let promoting = pawns & seventh_rank;
+        let others = pawns & !seventh_rank;
+
+        if QUIET {
+            let single = push(others) & empty;
+            let double = push(single & third_rank) & empty;
+            for to in single & target {
+                let from = to.offset(-up);
+                if allowed(from, to) {
+                    list.push(Move::new(from, to, MoveKind::Quiet));
+                }
+            }
+            for to in double & target {
+                let from = to.offset(-2 * up);
+                if allowed(from, to) {
+                    list.push(Move::new(from, to, MoveKind::DoublePush));
+                }
+            }
+        }
+
+        if NOISY {
+            for from in others {
+                for to in pawn_attacks(us, from) & theirs & target {
+                    if allowed(from, to) {
+                        list.push(Move::new(from, to, MoveKind::Capture));
+                    }
+                }
+            }
+            for from in promoting {
+                let pushes = push(Bitboard::from_square(from)) & empty;
+                let captures = pawn_attacks(us, from) & theirs;
+                for to in (pushes | captures) & target {
+                    if allowed(from, to) {
+                        let capture = theirs.contains(to);
+                        for piece in PieceType::PROMOTIONS {
+                            list.push(Move::new(from, to, MoveKind::promotion(piece, capture)));
+                        }
+                    }
+                }
+            }
+            if let Some(ep) = self.en_passant() {
+                self.generate_en_passant(list, ep, pawns);
+            }
+        }
+    }
+
+    /// En passant removes two pieces from one line, which pin detection cannot see, so each
+    /// candidate is checked by looking at the king's attackers after the capture.
+    fn generate_en_passant(&self, list: &mut MoveList, ep: Square, pawns: Bitboard) {
+        let us = self.side_to_move;
+        let king = self.king_square(us);
+        let victim = ep.offset(if us == Color::White { -8 } else { 8 });
+        for from in pawn_attacks(!us, ep) & pawns {
+            let occupied = self.occupied().without(from).without(victim).with(ep);
+            let attackers = self.attackers_to(king, occupied) & self.colored(!us) & !Bitboard::from_square(victim);
+            if attackers.is_empty() {
+                list.push(Move::new(from, ep, MoveKind::EnPassant));
+            }
+        }
+    }
+
+    fn generate_castling(&self, list: &mut MoveList, king: Square, occupied: Bitboard) {
+        let us = self.side_to_move;
+        for wing in Wing::BOTH {
+            if !self.can_castle(us, wing) {
+                continue;
+            }
+            let rook = self.castling.rook_square(us, wing);
+            let mv = Move::new(king, rook, MoveKind::Castle);
+            let (king_to, rook_to) = self.castling_destinations(mv);
+            let king_path = between(king, king_to) | Bitboard::from_square(king_to);
+            let rook_path = between(rook, rook_to) | Bitboard::from_square(rook_to);
+            let movers = Bitboard::from_square(king) | Bitboard::from_square(rook);
+            if ((king_path | rook_path) & occupied & !movers).is_nonempty() {
+                continue;
+            }
+            // The castling rook may be what shields the king's path (Chess960), so look through it.
+            let without_rook = occupied.without(rook);
+            if king_path.into_iter().any(|sq| self.is_attacked(sq, !us, without_rook)) {
+                continue;
+            }
+            list.push(mv);
+        }
+    }
+}

@@ -1,0 +1,3 @@
+//! Command-line tools built into the engine binary.
+
+pub mod perft;

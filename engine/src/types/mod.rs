@@ -1,0 +1,11 @@
+//! Plain value types shared by every part of the engine.
+
+mod bitboard;
+mod moves;
+mod piece;
+mod square;
+
+pub use bitboard::Bitboard;
+pub use moves::{Move, MoveKind};
+pub use piece::{Color, Piece, PieceType};
+pub use square::Square;
