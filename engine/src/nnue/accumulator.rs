@@ -1,0 +1,122 @@
+//! Accumulators: the feature layer's output per perspective, updated incrementally.
+
+use super::{feature_index, simd, Network, HIDDEN};
+use crate::board::Board;
+use crate::types::{Color, Move, Piece, PieceType, Square};
+
+/// The hidden layer before activation for one perspective.
+#[repr(C, align(64))]
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Accumulator {
+    pub values: [i16; HIDDEN],
+}
+
+impl Accumulator {
+    /// Computes the accumulator from scratch: the reference incremental updates must match.
+    pub fn refresh(net: &Network, board: &Board, perspective: Color) -> Self {
+        let mut acc = Self { values: net.feature_bias };
+        for sq in board.occupied() {
+            let piece = board.piece_at(sq).expect("occupied square has a piece");
+            simd::add_assign(&mut acc.values, &net.feature_weights[feature_index(perspective, piece, sq)]);
+        }
+        acc
+    }
+}
+
+/// The features a move switches on and off, as (piece, square) pairs.
+struct FeatureDelta {
+    added: [(Piece, Square); 2],
+    removed: [(Piece, Square); 2],
+    /// 1 or 2 additions; 1 or 2 removals.
+    n_added: usize,
+    n_removed: usize,
+}
+
+impl FeatureDelta {
+    /// Read off the board before `mv` is made.
+    fn of_move(board: &Board, mv: Move) -> Self {
+        let us = board.side_to_move();
+        let piece = board.piece_at(mv.from()).expect("a move starts on a piece");
+        if mv.is_castle() {
+            let rook = Piece::new(us, PieceType::Rook);
+            let (king_to, rook_to) = board.castling_destinations(mv);
+            return Self {
+                added: [(piece, king_to), (rook, rook_to)],
+                removed: [(piece, mv.from()), (rook, mv.to())],
+                n_added: 2,
+                n_removed: 2,
+            };
+        }
+        let landed = mv.promotion().map_or(piece, |promoted| Piece::new(us, promoted));
+        let mut delta = Self { added: [(landed, mv.to()); 2], removed: [(piece, mv.from()); 2], n_added: 1, n_removed: 1 };
+        if let Some(victim) = board.captured_piece(mv) {
+            let victim_sq = match mv.is_en_passant() {
+                true => mv.to().offset(if us == Color::White { -8 } else { 8 }),
+                false => mv.to(),
+            };
+            delta.removed[1] = (victim, victim_sq);
+            delta.n_removed = 2;
+        }
+        delta
+    }
+}
+
+/// One pair of accumulators per ply of the current line. Making a move writes the next
+/// entry from the current one; unmaking just steps back; a null move shares its parent's.
+pub struct AccumulatorStack {
+    entries: Vec<[Accumulator; 2]>,
+    top: usize,
+}
+
+impl AccumulatorStack {
+    pub fn new(net: &Network, board: &Board) -> Self {
+        let mut stack = Self { entries: vec![[Accumulator { values: [0; HIDDEN] }; 2]; 256], top: 0 };
+        stack.refresh(net, board);
+        stack
+    }
+
+    /// Recomputes the current entry from the board.
+    pub fn refresh(&mut self, net: &Network, board: &Board) {
+        self.entries[self.top] = Color::BOTH.map(|c| Accumulator::refresh(net, board, c));
+    }
+
+    /// Call before `board.make_move(mv)`, with the board as it is before the move.
+    pub fn make_move(&mut self, net: &Network, board: &Board, mv: Move) {
+        let delta = FeatureDelta::of_move(board, mv);
+        if self.top + 1 == self.entries.len() {
+            self.entries.push(self.entries[self.top]);
+        }
+        let (done, rest) = self.entries.split_at_mut(self.top + 1);
+        let (parent, child) = (&done[self.top], &mut rest[0]);
+        for perspective in Color::BOTH {
+            let p = perspective.index();
+            let row = |(piece, sq): (Piece, Square)| &net.feature_weights[feature_index(perspective, piece, sq)];
+            let (add0, sub0) = (row(delta.added[0]), row(delta.removed[0]));
+            let (output, input) = (&mut child[p].values, &parent[p].values);
+            match (delta.n_added, delta.n_removed) {
+                (1, 1) => simd::add_sub(output, input, add0, sub0),
+                (1, _) => simd::add_sub_sub(output, input, add0, sub0, row(delta.removed[1])),
+                _ => simd::add_add_sub_sub(output, input, add0, row(delta.added[1]), sub0, row(delta.removed[1])),
+            }
+        }
+        self.top += 1;
+    }
+
+    pub fn unmake_move(&mut self) {
+        self.top -= 1;
+    }
+
+    /// Back to the root entry, e.g. before a new search from the same position.
+    pub fn current(&self) -> &[Accumulator; 2] {
+        &self.entries[self.top]
+    }
+
+    /// Static evaluation in centipawns for the side to move.
+    pub fn evaluate(&self, net: &Network, side_to_move: Color) -> i32 {
+        let [white, black] = &self.entries[self.top];
+        match side_to_move {
+            Color::White => net.evaluate(white, black),
+            Color::Black => net.evaluate(black, white),
+        }
+    }
+}

@@ -1,0 +1,31 @@
+//! The evaluation: a 768→N×2→1 network with SCReLU, quantised to i16, in bullet's file layout.
+//!
+//! This module is the single definition of the network's shape, quantisation and feature
+//! index; the trainer and datagen import it from here.
+
+mod accumulator;
+mod network;
+pub mod simd;
+
+pub use accumulator::{Accumulator, AccumulatorStack};
+pub use network::{Network, NetworkError, EMBEDDED_NET_NAME};
+
+use crate::types::{Color, Piece, Square};
+
+/// Inputs per perspective: colour (relative to the perspective) × piece type × square.
+pub const INPUTS: usize = 768;
+/// Hidden neurons per perspective (N). A compile-time constant so every loop has a fixed trip count.
+pub const HIDDEN: usize = 128;
+/// Quantisation of the feature layer (weights and biases ×QA) and of the output weights (×QB).
+pub const QA: i32 = 255;
+pub const QB: i32 = 64;
+/// Network output 1.0 corresponds to this many centipawns (sigmoid(cp / SCALE) is the win probability).
+pub const SCALE: i32 = 400;
+
+/// bullet's chess768 feature index: from White's view `384·c + 64·piece + square` with c = 0 for
+/// White's pieces; from Black's view the colours swap and the board is flipped vertically.
+#[inline(always)]
+pub fn feature_index(perspective: Color, piece: Piece, sq: Square) -> usize {
+    let relative_color = (piece.color() != perspective) as usize;
+    384 * relative_color + 64 * piece.piece_type().index() + sq.relative_to(perspective).index()
+}

@@ -1,0 +1,103 @@
+use std::path::Path;
+
+use bytemuck::{Pod, Zeroable};
+use rand_xoshiro::{
+    rand_core::{RngCore, SeedableRng},
+    Xoshiro256PlusPlus,
+};
+use thiserror::Error;
+
+use super::{simd, Accumulator, HIDDEN, INPUTS, QA, QB, SCALE};
+
+/// The quantised network exactly as bullet writes it: little-endian i16 throughout, in this
+/// order, then zero padding up to a multiple of 64 bytes.
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+pub struct Network {
+    /// One row of N weights per input feature (×QA).
+    pub feature_weights: [[i16; HIDDEN]; INPUTS],
+    pub feature_bias: [i16; HIDDEN],
+    /// First N weights for the side to move's accumulator, then N for the opponent's (×QB).
+    pub output_weights: [i16; 2 * HIDDEN],
+    pub output_bias: i16,
+}
+
+const UNPADDED_SIZE: usize = std::mem::size_of::<Network>();
+/// bullet pads the file to a multiple of 64 bytes.
+pub const FILE_SIZE: usize = UNPADDED_SIZE.div_ceil(64) * 64;
+const _: () = assert!(UNPADDED_SIZE == 2 * (INPUTS * HIDDEN + HIDDEN + 2 * HIDDEN + 1));
+
+/// The default net, chosen at build time (`EVALFILE` overrides `nets/default.nnue`).
+static EMBEDDED_NET: &[u8] = include_bytes!(env!("PATINA_EVALFILE"));
+pub const EMBEDDED_NET_NAME: &str = env!("PATINA_EVALFILE_NAME");
+
+#[derive(Debug, Error)]
+pub enum NetworkError {
+    #[error("cannot read net file: {0}")]
+    Io(#[from] std::io::Error),
+    #[error(
+        "net file has {found} bytes but a 768→{hidden}x2→1 net in bullet's layout has {expected} \
+         (this engine was built with N = {hidden})"
+    )]
+    WrongSize { found: usize, expected: usize, hidden: usize },
+    #[error("net file's padding after byte {UNPADDED_SIZE} is not zero: not a net in bullet's layout")]
+    BadPadding,
+}
+
+impl Network {
+    /// Parses a net file, refusing anything that is not exactly this architecture's layout.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Box<Self>, NetworkError> {
+        if bytes.len() != FILE_SIZE {
+            return Err(NetworkError::WrongSize { found: bytes.len(), expected: FILE_SIZE, hidden: HIDDEN });
+        }
+        if bytes[UNPADDED_SIZE..].iter().any(|&b| b != 0) {
+            return Err(NetworkError::BadPadding);
+        }
+        let mut net: Box<Self> = bytemuck::zeroed_box();
+        bytemuck::bytes_of_mut(net.as_mut()).copy_from_slice(&bytes[..UNPADDED_SIZE]);
+        Ok(net)
+    }
+
+    pub fn load(path: &Path) -> Result<Box<Self>, NetworkError> {
+        Self::from_bytes(&std::fs::read(path)?)
+    }
+
+    pub fn embedded() -> Box<Self> {
+        Self::from_bytes(EMBEDDED_NET).expect("the embedded net matches the compiled architecture")
+    }
+
+    /// The file bytes, padding included.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut bytes = bytemuck::bytes_of(self).to_vec();
+        bytes.resize(FILE_SIZE, 0);
+        bytes
+    }
+
+    /// A seeded random network: generation 0 of the zero-knowledge lineage. Weights are
+    /// uniform in ±1/√fan-in (as a trainer initialises them), then quantised.
+    pub fn random(seed: u64) -> Box<Self> {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        let mut uniform = |bound: f64| (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * 2.0 * bound - bound;
+        let mut net: Box<Self> = bytemuck::zeroed_box();
+        let feature_bound = 1.0 / (INPUTS as f64).sqrt();
+        for w in net.feature_weights.iter_mut().flatten().chain(net.feature_bias.iter_mut()) {
+            *w = (uniform(feature_bound) * QA as f64).round() as i16;
+        }
+        let output_bound = 1.0 / ((2 * HIDDEN) as f64).sqrt();
+        for w in net.output_weights.iter_mut() {
+            *w = (uniform(output_bound) * QB as f64).round() as i16;
+        }
+        net.output_bias = (uniform(output_bound) * (QA * QB) as f64).round() as i16;
+        net
+    }
+
+    /// The output in centipawns from the side to move's point of view.
+    #[inline]
+    pub fn evaluate(&self, us: &Accumulator, them: &Accumulator) -> i32 {
+        let (ours, theirs) = self.output_weights.split_at(HIDDEN);
+        let sum = simd::screlu_dot(&us.values, ours.try_into().unwrap())
+            .wrapping_add(simd::screlu_dot(&them.values, theirs.try_into().unwrap()));
+        // SCReLU squares activations quantised by QA, so one factor of QA is divided out first.
+        (sum / QA + i32::from(self.output_bias)) * SCALE / (QA * QB)
+    }
+}
