@@ -10,12 +10,18 @@ fn main() {
         _ => {
             let default = nets.join("DEFAULT");
             println!("cargo:rerun-if-changed={}", default.display());
-            let name = std::fs::read_to_string(&default).expect("nets/DEFAULT names the default net");
+            let name =
+                std::fs::read_to_string(&default).expect("nets/DEFAULT names the default net");
             nets.join(name.trim())
         }
     };
-    let net = net.canonicalize().unwrap_or_else(|e| panic!("net file {}: {e}", net.display()));
+    let net = net
+        .canonicalize()
+        .unwrap_or_else(|e| panic!("net file {}: {e}", net.display()));
     println!("cargo:rerun-if-changed={}", net.display());
     println!("cargo:rustc-env=PATINA_EVALFILE={}", net.display());
-    println!("cargo:rustc-env=PATINA_EVALFILE_NAME={}", net.file_name().unwrap().to_string_lossy());
+    println!(
+        "cargo:rustc-env=PATINA_EVALFILE_NAME={}",
+        net.file_name().unwrap().to_string_lossy()
+    );
 }

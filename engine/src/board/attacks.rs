@@ -6,8 +6,26 @@ use crate::types::{Bitboard, Color, Square};
 
 const ROOK_DIRS: [(i8, i8); 4] = [(1, 0), (-1, 0), (0, 1), (0, -1)];
 const BISHOP_DIRS: [(i8, i8); 4] = [(1, 1), (1, -1), (-1, 1), (-1, -1)];
-const KNIGHT_STEPS: [(i8, i8); 8] = [(1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2)];
-const KING_STEPS: [(i8, i8); 8] = [(1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1)];
+const KNIGHT_STEPS: [(i8, i8); 8] = [
+    (1, 2),
+    (2, 1),
+    (2, -1),
+    (1, -2),
+    (-1, -2),
+    (-2, -1),
+    (-2, 1),
+    (-1, 2),
+];
+const KING_STEPS: [(i8, i8); 8] = [
+    (1, 0),
+    (1, 1),
+    (0, 1),
+    (-1, 1),
+    (-1, 0),
+    (-1, -1),
+    (0, -1),
+    (1, -1),
+];
 
 /// Sliding attacks found by walking rays; the reference the tables are built from and tested against.
 pub const fn slider_attacks_slow(sq: usize, occupied: u64, dirs: &[(i8, i8); 4]) -> u64 {
@@ -121,20 +139,40 @@ struct SliderTables<const N: usize> {
     attacks: [Bitboard; N],
 }
 
-const fn slider_tables<const N: usize>(dirs: &[(i8, i8); 4], magics: &[u64; 64]) -> SliderTables<N> {
-    let empty = SliderEntry { mask: 0, magic: 0, shift: 0, offset: 0 };
-    let mut tables = SliderTables { entries: [empty; 64], attacks: [Bitboard::EMPTY; N] };
+const fn slider_tables<const N: usize>(
+    dirs: &[(i8, i8); 4],
+    magics: &[u64; 64],
+) -> SliderTables<N> {
+    let empty = SliderEntry {
+        mask: 0,
+        magic: 0,
+        shift: 0,
+        offset: 0,
+    };
+    let mut tables = SliderTables {
+        entries: [empty; 64],
+        attacks: [Bitboard::EMPTY; N],
+    };
     let mut offset = 0;
     let mut sq = 0;
     while sq < 64 {
         let mask = relevant_mask(sq, dirs);
-        let entry = SliderEntry { mask, magic: magics[sq], shift: 64 - mask.count_ones(), offset };
+        let entry = SliderEntry {
+            mask,
+            magic: magics[sq],
+            shift: 64 - mask.count_ones(),
+            offset,
+        };
         // Carry-rippler: enumerate every subset of the mask in increasing order, which is
         // also the order of their PEXT indices.
         let mut subset = 0u64;
         let mut pext_index = 0;
         loop {
-            let index = if cfg!(target_feature = "bmi2") { pext_index } else { entry.magic_index(subset) };
+            let index = if cfg!(target_feature = "bmi2") {
+                pext_index
+            } else {
+                entry.magic_index(subset)
+            };
             tables.attacks[offset + index] = Bitboard(slider_attacks_slow(sq, subset, dirs));
             pext_index += 1;
             subset = subset.wrapping_sub(mask) & mask;
@@ -153,41 +191,137 @@ const fn slider_tables<const N: usize>(dirs: &[(i8, i8); 4], magics: &[u64; 64])
 /// Magic multipliers found by a seeded random search; each maps every blocker subset of
 /// its square to a slot without a harmful collision.
 const ROOK_MAGICS: [u64; 64] = [
-    0x2080002080400010, 0x00C0002001401000, 0x2100110008402002, 0x0880080081041000,
-    0x0200020020041008, 0x2300040008010012, 0x0C00283004008201, 0x0180010000407A80,
-    0x0168800080400020, 0x0010400040201000, 0x1001002001001048, 0x1001002408100100,
-    0x0801000408010012, 0x4001000209000400, 0x08A20004C8020001, 0x2002801145002280,
-    0x0080860021004200, 0x001000C009402002, 0x00B0002004002800, 0x100A808010020800,
-    0x8101010008000410, 0x0244008002000480, 0x0000040010810208, 0x2000020000448534,
-    0x4104400480008033, 0x0000810100204000, 0x0440430900200010, 0x4600240900100100,
-    0x0060080080040080, 0x0001000300080400, 0x0004084400011002, 0x0023040200008041,
-    0x0580050043002080, 0x0400804002802008, 0x0001002001004010, 0x1000200901001000,
-    0x4410800801800C00, 0xA012003806001004, 0x0020100104008802, 0x0004808402000041,
-    0x0010400170898000, 0x0080500020004004, 0x1040408012020020, 0x8010040008004040,
-    0x2001080100110004, 0x0000020004008080, 0x0021010810040002, 0x0800008C43020024,
-    0x0000800021005100, 0x0070201040008080, 0x0000D04282006A00, 0x0010014400080240,
-    0x0001080110050100, 0x0012000810240600, 0x0402000801040200, 0x028100108A004100,
-    0x0050800300102045, 0x8208210040120882, 0x8010600101183441, 0x020B000910006045,
-    0x0241001002480005, 0x0081000400880241, 0x0000009008024124, 0x0048122980410402,
+    0x2080002080400010,
+    0x00C0002001401000,
+    0x2100110008402002,
+    0x0880080081041000,
+    0x0200020020041008,
+    0x2300040008010012,
+    0x0C00283004008201,
+    0x0180010000407A80,
+    0x0168800080400020,
+    0x0010400040201000,
+    0x1001002001001048,
+    0x1001002408100100,
+    0x0801000408010012,
+    0x4001000209000400,
+    0x08A20004C8020001,
+    0x2002801145002280,
+    0x0080860021004200,
+    0x001000C009402002,
+    0x00B0002004002800,
+    0x100A808010020800,
+    0x8101010008000410,
+    0x0244008002000480,
+    0x0000040010810208,
+    0x2000020000448534,
+    0x4104400480008033,
+    0x0000810100204000,
+    0x0440430900200010,
+    0x4600240900100100,
+    0x0060080080040080,
+    0x0001000300080400,
+    0x0004084400011002,
+    0x0023040200008041,
+    0x0580050043002080,
+    0x0400804002802008,
+    0x0001002001004010,
+    0x1000200901001000,
+    0x4410800801800C00,
+    0xA012003806001004,
+    0x0020100104008802,
+    0x0004808402000041,
+    0x0010400170898000,
+    0x0080500020004004,
+    0x1040408012020020,
+    0x8010040008004040,
+    0x2001080100110004,
+    0x0000020004008080,
+    0x0021010810040002,
+    0x0800008C43020024,
+    0x0000800021005100,
+    0x0070201040008080,
+    0x0000D04282006A00,
+    0x0010014400080240,
+    0x0001080110050100,
+    0x0012000810240600,
+    0x0402000801040200,
+    0x028100108A004100,
+    0x0050800300102045,
+    0x8208210040120882,
+    0x8010600101183441,
+    0x020B000910006045,
+    0x0241001002480005,
+    0x0081000400880241,
+    0x0000009008024124,
+    0x0048122980410402,
 ];
 
 const BISHOP_MAGICS: [u64; 64] = [
-    0x0848020822040013, 0x8010A40085821200, 0x0008008430840822, 0x0808048108040000,
-    0x1304042100008104, 0x5001012010204023, 0x81048801B8200420, 0x200A008084012000,
-    0x0040102001042084, 0x840A505042428020, 0x0000700102202920, 0x44101C0C10800002,
-    0x0040040422000000, 0x0180020802090202, 0x4020020811041202, 0x000104308C042000,
-    0x4140661002424400, 0x0028012008010460, 0x0188062102002A00, 0x0014004840102008,
-    0x0105000290400002, 0x8001022200410400, 0x104A041918013446, 0x008A000082008238,
-    0x04A0060008100430, 0x0008220008820801, 0x2508041208005010, 0x4008080200202020,
-    0x2441001013004000, 0x0030008060407000, 0x4008108000420800, 0x0012021050290100,
-    0x0210080482200500, 0xCC01112048100480, 0x0020402806500440, 0x00048E0080580080,
-    0x0040102020020080, 0x0028010440080807, 0x4601041108008800, 0x8040810E04104200,
-    0x901210110400088A, 0xA003080212081050, 0x00C1004048401004, 0x900000A014400800,
-    0x0008021040405401, 0x4020008206002090, 0x0004190424030100, 0x0424008A02026250,
-    0x8004088250900040, 0x1C00430088A04200, 0x0001020094040001, 0x8040210020880061,
-    0x2010040450442032, 0x0800840850044001, 0x0004040802140004, 0x0004080A04222020,
-    0x8088802110022000, 0x1081A10416114400, 0x0205010A24060820, 0x0000000720411080,
-    0x1008000208430400, 0x580C026028810840, 0x802020441020A110, 0x12C0022401020018,
+    0x0848020822040013,
+    0x8010A40085821200,
+    0x0008008430840822,
+    0x0808048108040000,
+    0x1304042100008104,
+    0x5001012010204023,
+    0x81048801B8200420,
+    0x200A008084012000,
+    0x0040102001042084,
+    0x840A505042428020,
+    0x0000700102202920,
+    0x44101C0C10800002,
+    0x0040040422000000,
+    0x0180020802090202,
+    0x4020020811041202,
+    0x000104308C042000,
+    0x4140661002424400,
+    0x0028012008010460,
+    0x0188062102002A00,
+    0x0014004840102008,
+    0x0105000290400002,
+    0x8001022200410400,
+    0x104A041918013446,
+    0x008A000082008238,
+    0x04A0060008100430,
+    0x0008220008820801,
+    0x2508041208005010,
+    0x4008080200202020,
+    0x2441001013004000,
+    0x0030008060407000,
+    0x4008108000420800,
+    0x0012021050290100,
+    0x0210080482200500,
+    0xCC01112048100480,
+    0x0020402806500440,
+    0x00048E0080580080,
+    0x0040102020020080,
+    0x0028010440080807,
+    0x4601041108008800,
+    0x8040810E04104200,
+    0x901210110400088A,
+    0xA003080212081050,
+    0x00C1004048401004,
+    0x900000A014400800,
+    0x0008021040405401,
+    0x4020008206002090,
+    0x0004190424030100,
+    0x0424008A02026250,
+    0x8004088250900040,
+    0x1C00430088A04200,
+    0x0001020094040001,
+    0x8040210020880061,
+    0x2010040450442032,
+    0x0800840850044001,
+    0x0004040802140004,
+    0x0004080A04222020,
+    0x8088802110022000,
+    0x1081A10416114400,
+    0x0205010A24060820,
+    0x0000000720411080,
+    0x1008000208430400,
+    0x580C026028810840,
+    0x802020441020A110,
+    0x12C0022401020018,
 ];
 
 // Building 100k entries at compile time trips rustc's guard against endless loops.
@@ -240,9 +374,13 @@ const fn line_tables() -> ([[Bitboard; 64]; 64], [[Bitboard; 64]; 64]) {
             while k < 2 {
                 let dirs = dir_sets[k];
                 if a != b && slider_attacks_slow(a, 0, dirs) & b_bit != 0 {
-                    between[a][b] = Bitboard(slider_attacks_slow(a, b_bit, dirs) & slider_attacks_slow(b, 1 << a, dirs));
+                    between[a][b] = Bitboard(
+                        slider_attacks_slow(a, b_bit, dirs) & slider_attacks_slow(b, 1 << a, dirs),
+                    );
                     line[a][b] = Bitboard(
-                        (slider_attacks_slow(a, 0, dirs) & slider_attacks_slow(b, 0, dirs)) | 1 << a | b_bit,
+                        (slider_attacks_slow(a, 0, dirs) & slider_attacks_slow(b, 0, dirs))
+                            | 1 << a
+                            | b_bit,
                     );
                 }
                 k += 1;
@@ -283,8 +421,14 @@ mod tests {
         for occ in random_occupancies() {
             for sq in Square::ALL {
                 let i = sq.index();
-                assert_eq!(rook_attacks(sq, Bitboard(occ)).0, slider_attacks_slow(i, occ, &ROOK_DIRS));
-                assert_eq!(bishop_attacks(sq, Bitboard(occ)).0, slider_attacks_slow(i, occ, &BISHOP_DIRS));
+                assert_eq!(
+                    rook_attacks(sq, Bitboard(occ)).0,
+                    slider_attacks_slow(i, occ, &ROOK_DIRS)
+                );
+                assert_eq!(
+                    bishop_attacks(sq, Bitboard(occ)).0,
+                    slider_attacks_slow(i, occ, &BISHOP_DIRS)
+                );
             }
         }
     }
@@ -292,14 +436,20 @@ mod tests {
     /// Builds run on BMI2 use PEXT, so the magic multipliers are checked here on their own.
     #[test]
     fn magic_index_is_collision_free() {
-        for (tables, dirs) in [(&ROOK_TABLES.entries, &ROOK_DIRS), (&BISHOP_TABLES.entries, &BISHOP_DIRS)] {
+        for (tables, dirs) in [
+            (&ROOK_TABLES.entries, &ROOK_DIRS),
+            (&BISHOP_TABLES.entries, &BISHOP_DIRS),
+        ] {
             for (sq, entry) in tables.iter().enumerate() {
                 let mut slots = vec![None; 1 << entry.mask.count_ones()];
                 let mut subset = 0u64;
                 loop {
                     let attacks = slider_attacks_slow(sq, subset, dirs);
                     let slot = &mut slots[entry.magic_index(subset)];
-                    assert!(slot.is_none_or(|a| a == attacks), "magic collision on square {sq}");
+                    assert!(
+                        slot.is_none_or(|a| a == attacks),
+                        "magic collision on square {sq}"
+                    );
                     *slot = Some(attacks);
                     subset = subset.wrapping_sub(entry.mask) & entry.mask;
                     if subset == 0 {

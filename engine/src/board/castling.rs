@@ -30,7 +30,13 @@ pub struct Castling {
 
 impl Default for Castling {
     fn default() -> Self {
-        Self { rook_squares: [[Square::H1, Square::A1], [Square::H1.flip_rank(), Square::A1.flip_rank()]], lost_rights: [0; 64] }
+        Self {
+            rook_squares: [
+                [Square::H1, Square::A1],
+                [Square::H1.flip_rank(), Square::A1.flip_rank()],
+            ],
+            lost_rights: [0; 64],
+        }
     }
 }
 

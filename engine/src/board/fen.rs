@@ -38,7 +38,9 @@ pub enum FenError {
     ImpossibleCastling(char),
     #[error("bad en-passant field '{0}'")]
     BadEnPassant(String),
-    #[error("en-passant square {0} is impossible: no pawn could have just made a double step past it")]
+    #[error(
+        "en-passant square {0} is impossible: no pawn could have just made a double step past it"
+    )]
     ImpossibleEnPassant(Square),
     #[error("bad halfmove clock '{0}'")]
     BadHalfmoveClock(String),
@@ -74,7 +76,9 @@ impl Board {
         board.parse_castling(fields[2])?;
         board.parse_en_passant(fields[3])?;
         if let Some(text) = fields.get(4) {
-            board.state.halfmove_clock = text.parse().map_err(|_| FenError::BadHalfmoveClock(text.to_string()))?;
+            board.state.halfmove_clock = text
+                .parse()
+                .map_err(|_| FenError::BadHalfmoveClock(text.to_string()))?;
         }
         if let Some(text) = fields.get(5) {
             board.fullmove_number = match text.parse() {
@@ -86,7 +90,11 @@ impl Board {
         if board.is_attacked(opponent_king, board.side_to_move, board.occupied()) {
             return Err(FenError::OpponentInCheck);
         }
-        (board.state.key, board.state.pawn_key, board.state.non_pawn_keys) = board.compute_keys();
+        (
+            board.state.key,
+            board.state.pawn_key,
+            board.state.non_pawn_keys,
+        ) = board.compute_keys();
         board.update_check_info();
         Ok(board)
     }
@@ -111,7 +119,10 @@ impl Board {
                 }
             }
             if file != 8 {
-                return Err(FenError::RankLength { rank: rank + 1, files: file });
+                return Err(FenError::RankLength {
+                    rank: rank + 1,
+                    files: file,
+                });
             }
         }
         Ok(())
@@ -145,7 +156,11 @@ impl Board {
             return Err(FenError::BadCastling(field.to_string()));
         }
         for c in field.chars() {
-            let color = if c.is_ascii_uppercase() { Color::White } else { Color::Black };
+            let color = if c.is_ascii_uppercase() {
+                Color::White
+            } else {
+                Color::Black
+            };
             let back_rank = Bitboard::rank(7 * color as u8);
             let king = self.colored_pieces(color, PieceType::King) & back_rank;
             if king.is_empty() {
@@ -170,7 +185,11 @@ impl Board {
                 _ => return Err(FenError::BadCastling(field.to_string())),
             }
             .ok_or(FenError::ImpossibleCastling(c))?;
-            let wing = if rook.file() > king.file() { Wing::King } else { Wing::Queen };
+            let wing = if rook.file() > king.file() {
+                Wing::King
+            } else {
+                Wing::Queen
+            };
             if self.state.castling_rights & right(color, wing) != 0 {
                 return Err(FenError::BadCastling(field.to_string()));
             }
@@ -202,7 +221,9 @@ impl Board {
         {
             return Err(FenError::ImpossibleEnPassant(sq));
         }
-        if (super::attacks::pawn_attacks(!us, sq) & self.colored_pieces(us, PieceType::Pawn)).is_nonempty() {
+        if (super::attacks::pawn_attacks(!us, sq) & self.colored_pieces(us, PieceType::Pawn))
+            .is_nonempty()
+        {
             self.state.en_passant = Some(sq);
         }
         Ok(())
@@ -231,7 +252,11 @@ impl Board {
                 fen.push('/');
             }
         }
-        fen.push_str(if self.side_to_move == Color::White { " w " } else { " b " });
+        fen.push_str(if self.side_to_move == Color::White {
+            " w "
+        } else {
+            " b "
+        });
         let castling_start = fen.len();
         for color in Color::BOTH {
             for wing in Wing::BOTH {
@@ -247,7 +272,12 @@ impl Board {
             Some(sq) => write!(fen, " {sq}").unwrap(),
             None => fen.push_str(" -"),
         }
-        write!(fen, " {} {}", self.state.halfmove_clock, self.fullmove_number).unwrap();
+        write!(
+            fen,
+            " {} {}",
+            self.state.halfmove_clock, self.fullmove_number
+        )
+        .unwrap();
         fen
     }
 
@@ -255,13 +285,27 @@ impl Board {
     fn castling_letter(&self, color: Color, wing: Wing) -> char {
         let rook = self.castling.rook_square(color, wing);
         let below = (1u64 << rook.index()) - 1;
-        let beyond = Bitboard::rank(rook.rank()).0 & if wing == Wing::King { !below << 1 } else { below };
-        let letter = if (Bitboard(beyond) & self.colored_pieces(color, PieceType::Rook)).is_empty() {
-            if wing == Wing::King { 'k' } else { 'q' }
+        let beyond = Bitboard::rank(rook.rank()).0
+            & if wing == Wing::King {
+                !below << 1
+            } else {
+                below
+            };
+        let letter = if (Bitboard(beyond) & self.colored_pieces(color, PieceType::Rook)).is_empty()
+        {
+            if wing == Wing::King {
+                'k'
+            } else {
+                'q'
+            }
         } else {
             (b'a' + rook.file()) as char
         };
-        if color == Color::White { letter.to_ascii_uppercase() } else { letter }
+        if color == Color::White {
+            letter.to_ascii_uppercase()
+        } else {
+            letter
+        }
     }
 
     /// Places a piece on an empty square (bitboards and mailbox only; keys are the caller's).
@@ -304,11 +348,18 @@ mod tests {
 
     #[test]
     fn shredder_and_xfen_castling() {
-        let shredder = Board::from_fen("bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9").unwrap();
-        let xfen = Board::from_fen("bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w KQkq - 2 9").unwrap();
+        let shredder =
+            Board::from_fen("bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9")
+                .unwrap();
+        let xfen =
+            Board::from_fen("bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w KQkq - 2 9")
+                .unwrap();
         assert_eq!(shredder, xfen);
         assert!(shredder.is_chess960());
-        assert_eq!(shredder.castling().rook_square(Color::White, Wing::Queen), Square::F1);
+        assert_eq!(
+            shredder.castling().rook_square(Color::White, Wing::Queen),
+            Square::F1
+        );
     }
 
     #[test]
@@ -316,19 +367,58 @@ mod tests {
         let cases: &[(&str, FenError)] = &[
             ("", FenError::FieldCount(0)),
             ("8/8/8/8/8/8/8 w - - 0 1", FenError::RankCount(7)),
-            ("rnbqkbnr/ppppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", FenError::RankLength { rank: 7, files: 9 }),
-            ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNX w KQkq - 0 1", FenError::BadPieceChar('X')),
-            ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR x KQkq - 0 1", FenError::BadSideToMove("x".into())),
-            ("rnbq1bnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQ - 0 1", FenError::KingCount(Color::Black, 0)),
-            ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBKKBNR w - - 0 1", FenError::KingCount(Color::White, 2)),
-            ("rnbqkbnr/pppppppp/8/8/8/P7/PPPPPPPP/RNBQKBNR w KQkq - 0 1", FenError::PawnCount(Color::White, 9)),
-            ("rnbqkbnP/pppppppp/8/8/8/8/1PPPPPPP/RNBQKBNR w KQkq - 0 1", FenError::PawnOnBackRank),
-            ("4k3/8/8/8/8/8/8/4K2R w KQ - 0 1", FenError::ImpossibleCastling('Q')),
-            ("4k3/8/8/8/8/8/8/4K2R w Kx - 0 1", FenError::BadCastling("Kx".into())),
-            ("4k3/8/8/8/8/8/8/4K2R w - e9 0 1", FenError::BadEnPassant("e9".into())),
-            ("4k3/8/8/8/8/8/8/4K2R w - e6 0 1", FenError::ImpossibleEnPassant(Square::parse("e6").unwrap())),
-            ("4k3/8/8/8/8/8/8/4K2R w - - x 1", FenError::BadHalfmoveClock("x".into())),
-            ("4k3/8/8/8/8/8/8/4K2R w - - 0 0", FenError::BadFullmoveNumber("0".into())),
+            (
+                "rnbqkbnr/ppppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+                FenError::RankLength { rank: 7, files: 9 },
+            ),
+            (
+                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNX w KQkq - 0 1",
+                FenError::BadPieceChar('X'),
+            ),
+            (
+                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR x KQkq - 0 1",
+                FenError::BadSideToMove("x".into()),
+            ),
+            (
+                "rnbq1bnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQ - 0 1",
+                FenError::KingCount(Color::Black, 0),
+            ),
+            (
+                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBKKBNR w - - 0 1",
+                FenError::KingCount(Color::White, 2),
+            ),
+            (
+                "rnbqkbnr/pppppppp/8/8/8/P7/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+                FenError::PawnCount(Color::White, 9),
+            ),
+            (
+                "rnbqkbnP/pppppppp/8/8/8/8/1PPPPPPP/RNBQKBNR w KQkq - 0 1",
+                FenError::PawnOnBackRank,
+            ),
+            (
+                "4k3/8/8/8/8/8/8/4K2R w KQ - 0 1",
+                FenError::ImpossibleCastling('Q'),
+            ),
+            (
+                "4k3/8/8/8/8/8/8/4K2R w Kx - 0 1",
+                FenError::BadCastling("Kx".into()),
+            ),
+            (
+                "4k3/8/8/8/8/8/8/4K2R w - e9 0 1",
+                FenError::BadEnPassant("e9".into()),
+            ),
+            (
+                "4k3/8/8/8/8/8/8/4K2R w - e6 0 1",
+                FenError::ImpossibleEnPassant(Square::parse("e6").unwrap()),
+            ),
+            (
+                "4k3/8/8/8/8/8/8/4K2R w - - x 1",
+                FenError::BadHalfmoveClock("x".into()),
+            ),
+            (
+                "4k3/8/8/8/8/8/8/4K2R w - - 0 0",
+                FenError::BadFullmoveNumber("0".into()),
+            ),
             ("4k2R/8/8/8/8/8/8/4K3 w - - 0 1", FenError::OpponentInCheck),
         ];
         for (fen, error) in cases {

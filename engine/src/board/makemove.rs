@@ -8,10 +8,17 @@ impl Board {
     /// Where king and rook land for a castling move (`to` is the rook's square).
     #[inline(always)]
     pub fn castling_destinations(&self, mv: Move) -> (Square, Square) {
-        let wing = if mv.to().file() > mv.from().file() { Wing::King } else { Wing::Queen };
+        let wing = if mv.to().file() > mv.from().file() {
+            Wing::King
+        } else {
+            Wing::Queen
+        };
         let (king_file, rook_file) = wing.destinations();
         let rank = mv.from().rank();
-        (Square::from_coords(king_file, rank), Square::from_coords(rook_file, rank))
+        (
+            Square::from_coords(king_file, rank),
+            Square::from_coords(rook_file, rank),
+        )
     }
 
     /// Plays a legal move.
@@ -73,7 +80,8 @@ impl Board {
                     if kind == MoveKind::DoublePush {
                         let ep = from.offset(if us == Color::White { 8 } else { -8 });
                         // Only a capturable en-passant square counts, so transpositions hash alike.
-                        let capturers = super::attacks::pawn_attacks(us, ep) & self.colored_pieces(!us, PieceType::Pawn);
+                        let capturers = super::attacks::pawn_attacks(us, ep)
+                            & self.colored_pieces(!us, PieceType::Pawn);
                         if capturers.is_nonempty() {
                             self.state.en_passant = Some(ep);
                             self.state.key ^= KEYS.en_passant[ep.file() as usize];
@@ -123,12 +131,21 @@ impl Board {
                 let pawn = Piece::new(us, PieceType::Pawn);
                 self.remove_piece(pawn, to);
                 self.add_piece(pawn, from);
-                self.add_piece(Piece::new(!us, PieceType::Pawn), to.offset(if us == Color::White { -8 } else { 8 }));
+                self.add_piece(
+                    Piece::new(!us, PieceType::Pawn),
+                    to.offset(if us == Color::White { -8 } else { 8 }),
+                );
             }
             _ => {
-                let moved = self.piece_at(to).expect("the moved piece stands on its target");
+                let moved = self
+                    .piece_at(to)
+                    .expect("the moved piece stands on its target");
                 self.remove_piece(moved, to);
-                let original = if mv.is_promotion() { Piece::new(us, PieceType::Pawn) } else { moved };
+                let original = if mv.is_promotion() {
+                    Piece::new(us, PieceType::Pawn)
+                } else {
+                    moved
+                };
                 self.add_piece(original, from);
                 if let Some(victim) = captured {
                     self.add_piece(victim, to);

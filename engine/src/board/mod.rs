@@ -63,7 +63,8 @@ impl PartialEq for Board {
             && (0..4).all(|bit| {
                 let (color, wing) = (Color::BOTH[bit / 2], Wing::BOTH[bit % 2]);
                 self.state.castling_rights & 1 << bit == 0
-                    || self.castling.rook_square(color, wing) == other.castling.rook_square(color, wing)
+                    || self.castling.rook_square(color, wing)
+                        == other.castling.rook_square(color, wing)
             })
     }
 }
@@ -190,7 +191,8 @@ impl Board {
 
     /// Non-pawn, non-king material exists for `color`: the null-move zugzwang guard.
     pub fn has_non_pawn_material(&self, color: Color) -> bool {
-        (self.colored(color) & !(self.pieces(PieceType::Pawn) | self.pieces(PieceType::King))).is_nonempty()
+        (self.colored(color) & !(self.pieces(PieceType::Pawn) | self.pieces(PieceType::King)))
+            .is_nonempty()
     }
 
     // ----- Attacks -----
@@ -230,7 +232,9 @@ impl Board {
 
         let rooks = self.pieces(PieceType::Rook) | self.pieces(PieceType::Queen);
         let bishops = self.pieces(PieceType::Bishop) | self.pieces(PieceType::Queen);
-        let snipers = ((rook_attacks(king, Bitboard::EMPTY) & rooks) | (bishop_attacks(king, Bitboard::EMPTY) & bishops)) & them;
+        let snipers = ((rook_attacks(king, Bitboard::EMPTY) & rooks)
+            | (bishop_attacks(king, Bitboard::EMPTY) & bishops))
+            & them;
         let mut pinned = Bitboard::EMPTY;
         for sniper in snipers {
             let blockers = attacks::between(king, sniper) & occupied;
@@ -248,12 +252,16 @@ impl Board {
     pub fn is_repetition(&self) -> bool {
         let reach = self.state.halfmove_clock.min(self.state.plies_since_null) as usize;
         let n = self.history.len();
-        (4..=reach.min(n)).step_by(2).any(|back| self.history[n - back].key == self.state.key)
+        (4..=reach.min(n))
+            .step_by(2)
+            .any(|back| self.history[n - back].key == self.state.key)
     }
 
     /// Neither side can ever mate: K v K, K+minor v K, or only same-coloured bishops.
     pub fn is_insufficient_material(&self) -> bool {
-        let heavy = self.pieces(PieceType::Pawn) | self.pieces(PieceType::Rook) | self.pieces(PieceType::Queen);
+        let heavy = self.pieces(PieceType::Pawn)
+            | self.pieces(PieceType::Rook)
+            | self.pieces(PieceType::Queen);
         if heavy.is_nonempty() {
             return false;
         }
@@ -278,7 +286,11 @@ impl Board {
     /// Mate, stalemate or a rules draw, judged as a tournament arbiter would (threefold repetition).
     pub fn outcome(&self) -> Option<Outcome> {
         if !self.has_legal_move() {
-            return Some(if self.in_check() { Outcome::Checkmate } else { Outcome::Stalemate });
+            return Some(if self.in_check() {
+                Outcome::Checkmate
+            } else {
+                Outcome::Stalemate
+            });
         }
         if self.state.halfmove_clock >= 100 {
             Some(Outcome::FiftyMoves)
@@ -295,7 +307,10 @@ impl Board {
     fn repetition_count(&self) -> usize {
         let reach = self.state.halfmove_clock as usize;
         let n = self.history.len();
-        (4..=reach.min(n)).step_by(2).filter(|&back| self.history[n - back].key == self.state.key).count()
+        (4..=reach.min(n))
+            .step_by(2)
+            .filter(|&back| self.history[n - back].key == self.state.key)
+            .count()
     }
 
     /// Recomputes every key from scratch: the reference the incremental keys are tested against.

@@ -4,7 +4,10 @@
 use arrayvec::ArrayVec;
 
 use super::{
-    attacks::{between, bishop_attacks, king_attacks, knight_attacks, line_through, pawn_attacks, queen_attacks, rook_attacks},
+    attacks::{
+        between, bishop_attacks, king_attacks, knight_attacks, line_through, pawn_attacks,
+        queen_attacks, rook_attacks,
+    },
     Board, Wing,
 };
 use crate::types::{Bitboard, Color, Move, MoveKind, PieceType, Square};
@@ -37,7 +40,9 @@ impl Board {
     /// Parses a UCI move (`e2e4`, `e7e8q`; castling as king-to-destination or king-takes-rook)
     /// and returns it only if it is legal here.
     pub fn parse_uci_move(&self, text: &str) -> Option<Move> {
-        self.legal_moves().into_iter().find(|mv| mv.to_uci(false) == text || mv.to_uci(true) == text)
+        self.legal_moves()
+            .into_iter()
+            .find(|mv| mv.to_uci(false) == text || mv.to_uci(true) == text)
     }
 
     fn generate<const NOISY: bool, const QUIET: bool>(&self, list: &mut MoveList) {
@@ -59,7 +64,11 @@ impl Board {
         let without_king = occupied.without(king);
         for to in king_targets {
             if !self.is_attacked(to, them, without_king) {
-                let kind = if theirs.contains(to) { MoveKind::Capture } else { MoveKind::Quiet };
+                let kind = if theirs.contains(to) {
+                    MoveKind::Capture
+                } else {
+                    MoveKind::Quiet
+                };
                 list.push(Move::new(king, to, kind));
             }
         }
@@ -75,7 +84,12 @@ impl Board {
         self.generate_pawn_moves::<NOISY, QUIET>(list, target);
 
         let pinned = self.pinned();
-        for piece_type in [PieceType::Knight, PieceType::Bishop, PieceType::Rook, PieceType::Queen] {
+        for piece_type in [
+            PieceType::Knight,
+            PieceType::Bishop,
+            PieceType::Rook,
+            PieceType::Queen,
+        ] {
             for from in self.colored_pieces(us, piece_type) {
                 let mut targets = match piece_type {
                     PieceType::Knight => knight_attacks(from),
@@ -104,7 +118,11 @@ impl Board {
         }
     }
 
-    fn generate_pawn_moves<const NOISY: bool, const QUIET: bool>(&self, list: &mut MoveList, target: Bitboard) {
+    fn generate_pawn_moves<const NOISY: bool, const QUIET: bool>(
+        &self,
+        list: &mut MoveList,
+        target: Bitboard,
+    ) {
         let us = self.side_to_move;
         let king = self.king_square(us);
         let pinned = self.pinned();
@@ -115,9 +133,17 @@ impl Board {
             Color::White => (8, Bitboard::rank(2), Bitboard::rank(6)),
             Color::Black => (-8, Bitboard::rank(5), Bitboard::rank(1)),
         };
-        let push = |b: Bitboard| if us == Color::White { b.shift_north() } else { b.shift_south() };
+        let push = |b: Bitboard| {
+            if us == Color::White {
+                b.shift_north()
+            } else {
+                b.shift_south()
+            }
+        };
         // A pinned pawn may only move along the pin line.
-        let allowed = |from: Square, to: Square| !pinned.contains(from) || line_through(king, from).contains(to);
+        let allowed = |from: Square, to: Square| {
+            !pinned.contains(from) || line_through(king, from).contains(to)
+        };
 
         let promoting = pawns & seventh_rank;
         let others = pawns & !seventh_rank;
@@ -173,7 +199,9 @@ impl Board {
         let victim = ep.offset(if us == Color::White { -8 } else { 8 });
         for from in pawn_attacks(!us, ep) & pawns {
             let occupied = self.occupied().without(from).without(victim).with(ep);
-            let attackers = self.attackers_to(king, occupied) & self.colored(!us) & !Bitboard::from_square(victim);
+            let attackers = self.attackers_to(king, occupied)
+                & self.colored(!us)
+                & !Bitboard::from_square(victim);
             if attackers.is_empty() {
                 list.push(Move::new(from, ep, MoveKind::EnPassant));
             }
@@ -197,10 +225,136 @@ impl Board {
             }
             // The castling rook may be what shields the king's path (Chess960), so look through it.
             let without_rook = occupied.without(rook);
-            if king_path.into_iter().any(|sq| self.is_attacked(sq, !us, without_rook)) {
+            if king_path
+                .into_iter()
+                .any(|sq| self.is_attacked(sq, !us, without_rook))
+            {
                 continue;
             }
             list.push(mv);
         }
+    }
+}
+
+impl Board {
+    /// Whether a move from an untrusted source (the transposition table, a killer slot, another
+    /// position) is legal here. Cheaper than generating: only the move's own geometry is checked.
+    pub fn is_legal(&self, mv: Move) -> bool {
+        let us = self.side_to_move;
+        let (from, to) = (mv.from(), mv.to());
+        let Some(piece) = self.piece_at(from).filter(|p| p.color() == us) else {
+            return false;
+        };
+        if mv.is_castle() || mv.is_en_passant() {
+            // Rare enough to settle by generating.
+            let mut list = MoveList::new();
+            match mv.is_castle() {
+                true => self.generate_quiet(&mut list),
+                false => self.generate_noisy(&mut list),
+            }
+            return list.contains(&mv);
+        }
+        let theirs = self.colored(!us);
+        let occupied = self.occupied();
+        if mv.is_capture() != theirs.contains(to) || (!mv.is_capture() && occupied.contains(to)) {
+            return false;
+        }
+        let piece_type = piece.piece_type();
+        if piece_type == PieceType::Pawn {
+            let last_rank = if us == Color::White { 7 } else { 0 };
+            if mv.is_promotion() != (to.rank() == last_rank) {
+                return false;
+            }
+            let up: i8 = if us == Color::White { 8 } else { -8 };
+            let geometry_ok = match mv.kind() {
+                MoveKind::DoublePush => {
+                    from.rank() == if us == Color::White { 1 } else { 6 }
+                        && to.index() as i8 == from.index() as i8 + 2 * up
+                        && !occupied.contains(from.offset(up))
+                }
+                _ if mv.is_capture() => pawn_attacks(us, from).contains(to),
+                _ => to.index() as i8 == from.index() as i8 + up,
+            };
+            if !geometry_ok {
+                return false;
+            }
+        } else {
+            if !matches!(mv.kind(), MoveKind::Quiet | MoveKind::Capture) {
+                return false;
+            }
+            let reach = match piece_type {
+                PieceType::Knight => knight_attacks(from),
+                PieceType::Bishop => bishop_attacks(from, occupied),
+                PieceType::Rook => rook_attacks(from, occupied),
+                PieceType::Queen => queen_attacks(from, occupied),
+                _ => king_attacks(from),
+            };
+            if !reach.contains(to) {
+                return false;
+            }
+        }
+
+        let king = self.king_square(us);
+        if piece_type == PieceType::King {
+            return !self.is_attacked(to, !us, occupied.without(from));
+        }
+        let checkers = self.checkers();
+        if checkers.more_than_one() {
+            return false;
+        }
+        if checkers.is_nonempty() && !(between(king, checkers.lsb()) | checkers).contains(to) {
+            return false;
+        }
+        !self.pinned().contains(from) || line_through(king, from).contains(to)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tools::perft::perft;
+    use crate::types::Square;
+
+    /// Every 16-bit pattern is offered to `is_legal`; exactly the generated moves pass.
+    #[test]
+    fn is_legal_agrees_with_generation() {
+        for fen in [
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+            "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+            "4k3/8/8/2KPp2r/8/8/8/8 w - e6 0 2",
+            "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9",
+            "r3k2r/8/8/8/8/8/8/R3K2R b KQkq - 0 1",
+            "4k3/8/8/8/8/8/8/R3K2r w Q - 0 1",
+        ] {
+            let board = Board::from_fen(fen).unwrap();
+            let legal = board.legal_moves();
+            let accepted: Vec<Move> = (0..=u16::MAX)
+                .filter_map(Move::from_bits)
+                .filter(|&mv| board.is_legal(mv))
+                .collect();
+            assert_eq!(accepted.len(), legal.len(), "{fen}");
+            assert!(accepted.iter().all(|mv| legal.contains(mv)), "{fen}");
+        }
+    }
+
+    #[test]
+    fn uci_move_parsing() {
+        let board = Board::startpos();
+        assert_eq!(
+            board.parse_uci_move("e2e4").map(|m| m.kind()),
+            Some(MoveKind::DoublePush)
+        );
+        assert!(board.parse_uci_move("e2e5").is_none());
+        assert!(board.parse_uci_move("zz").is_none());
+        let castle = Board::from_fen("4k3/8/8/8/8/8/8/4K2R w K - 0 1").unwrap();
+        let short = castle.parse_uci_move("e1g1").expect("standard notation");
+        assert_eq!(castle.parse_uci_move("e1h1"), Some(short));
+        assert_eq!(short.to(), Square::H1);
+        assert_eq!(
+            perft(&mut castle.clone(), 1),
+            castle.legal_moves().len() as u64
+        );
     }
 }

@@ -17,8 +17,13 @@ impl Board {
             return threshold <= 0;
         }
         let (from, to) = (mv.from(), mv.to());
-        let mut gain = self.captured_piece(mv).map_or(0, |p| SEE_VALUES[p.piece_type().index()]);
-        let mut next_victim = self.piece_at(from).expect("a move starts on a piece").piece_type();
+        let mut gain = self
+            .captured_piece(mv)
+            .map_or(0, |p| SEE_VALUES[p.piece_type().index()]);
+        let mut next_victim = self
+            .piece_at(from)
+            .expect("a move starts on a piece")
+            .piece_type();
         if let Some(promoted) = mv.promotion() {
             gain += SEE_VALUES[promoted.index()] - SEE_VALUES[PieceType::Pawn.index()];
             next_victim = promoted;
@@ -36,7 +41,13 @@ impl Board {
 
         let mut occupied = self.occupied().without(from).without(to);
         if mv.is_en_passant() {
-            occupied = occupied.without(to.offset(if self.side_to_move() == crate::types::Color::White { -8 } else { 8 }));
+            occupied = occupied.without(to.offset(
+                if self.side_to_move() == crate::types::Color::White {
+                    -8
+                } else {
+                    8
+                },
+            ));
         }
         let diagonal = self.pieces(PieceType::Bishop) | self.pieces(PieceType::Queen);
         let straight = self.pieces(PieceType::Rook) | self.pieces(PieceType::Queen);
@@ -54,7 +65,10 @@ impl Board {
                 .expect("an attacker has a type");
             occupied = occupied.without((ours & self.pieces(attacker)).lsb());
             // Sliders behind the piece that just captured join in (x-rays).
-            if matches!(attacker, PieceType::Pawn | PieceType::Bishop | PieceType::Queen) {
+            if matches!(
+                attacker,
+                PieceType::Pawn | PieceType::Bishop | PieceType::Queen
+            ) {
                 attackers |= bishop_attacks(to, occupied) & diagonal;
             }
             if matches!(attacker, PieceType::Rook | PieceType::Queen) {

@@ -19,7 +19,12 @@ const fn splitmix(state: &mut u64) -> u64 {
 
 const fn generate() -> Keys {
     let mut seed = 0x5041_5449_4E41; // "PATINA"
-    let mut keys = Keys { pieces: [[0; 64]; 12], castling: [0; 16], en_passant: [0; 8], side: 0 };
+    let mut keys = Keys {
+        pieces: [[0; 64]; 12],
+        castling: [0; 16],
+        en_passant: [0; 8],
+        side: 0,
+    };
     let mut p = 0;
     while p < 12 {
         let mut sq = 0;
@@ -30,7 +35,12 @@ const fn generate() -> Keys {
         p += 1;
     }
     // Castling keys combine per-right keys so that clearing one right is a single XOR.
-    let single = [splitmix(&mut seed), splitmix(&mut seed), splitmix(&mut seed), splitmix(&mut seed)];
+    let single = [
+        splitmix(&mut seed),
+        splitmix(&mut seed),
+        splitmix(&mut seed),
+        splitmix(&mut seed),
+    ];
     let mut rights = 0;
     while rights < 16 {
         let mut bit = 0;

@@ -25,7 +25,11 @@ pub fn divide(board: &mut Board, depth: u32) -> Vec<(Move, u64)> {
         .into_iter()
         .map(|mv| {
             board.make_move(mv);
-            let nodes = if depth <= 1 { 1 } else { perft(board, depth - 1) };
+            let nodes = if depth <= 1 {
+                1
+            } else {
+                perft(board, depth - 1)
+            };
             board.unmake_move(mv);
             (mv, nodes)
         })

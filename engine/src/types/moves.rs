@@ -160,7 +160,11 @@ impl Move {
     /// for king-takes-rook.
     pub fn to_uci(self, chess960: bool) -> String {
         let to = if self.is_castle() && !chess960 {
-            let file = if self.to().file() > self.from().file() { 6 } else { 2 };
+            let file = if self.to().file() > self.from().file() {
+                6
+            } else {
+                2
+            };
             Square::from_coords(file, self.from().rank())
         } else {
             self.to()

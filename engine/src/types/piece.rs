@@ -39,7 +39,14 @@ pub enum PieceType {
 }
 
 impl PieceType {
-    pub const ALL: [Self; 6] = [Self::Pawn, Self::Knight, Self::Bishop, Self::Rook, Self::Queen, Self::King];
+    pub const ALL: [Self; 6] = [
+        Self::Pawn,
+        Self::Knight,
+        Self::Bishop,
+        Self::Rook,
+        Self::Queen,
+        Self::King,
+    ];
     /// Promotion choices, strongest first so move ordering tries the queen first.
     pub const PROMOTIONS: [Self; 4] = [Self::Queen, Self::Knight, Self::Rook, Self::Bishop];
 
@@ -83,7 +90,11 @@ impl Piece {
 
     #[inline(always)]
     pub const fn color(self) -> Color {
-        if self.0 < 6 { Color::White } else { Color::Black }
+        if self.0 < 6 {
+            Color::White
+        } else {
+            Color::Black
+        }
     }
 
     #[inline(always)]
@@ -106,7 +117,11 @@ impl Piece {
     }
 
     pub const fn from_letter(letter: char) -> Option<Self> {
-        let color = if letter.is_ascii_uppercase() { Color::White } else { Color::Black };
+        let color = if letter.is_ascii_uppercase() {
+            Color::White
+        } else {
+            Color::Black
+        };
         match PieceType::from_letter(letter) {
             Some(pt) => Some(Self::new(color, pt)),
             None => None,

@@ -72,7 +72,9 @@ impl Square {
     /// Parses algebraic notation such as `e4`.
     pub fn parse(text: &str) -> Option<Self> {
         match text.as_bytes() {
-            &[file @ b'a'..=b'h', rank @ b'1'..=b'8'] => Some(Self::from_coords(file - b'a', rank - b'1')),
+            &[file @ b'a'..=b'h', rank @ b'1'..=b'8'] => {
+                Some(Self::from_coords(file - b'a', rank - b'1'))
+            }
             _ => None,
         }
     }
@@ -80,6 +82,11 @@ impl Square {
 
 impl fmt::Display for Square {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        write!(f, "{}{}", (b'a' + self.file()) as char, (b'1' + self.rank()) as char)
+        write!(
+            f,
+            "{}{}",
+            (b'a' + self.file()) as char,
+            (b'1' + self.rank()) as char
+        )
     }
 }

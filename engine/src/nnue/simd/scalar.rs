@@ -9,7 +9,12 @@ pub fn add_assign(acc: &mut [i16; HIDDEN], add: &[i16; HIDDEN]) {
     }
 }
 
-pub fn add_sub(output: &mut [i16; HIDDEN], input: &[i16; HIDDEN], add: &[i16; HIDDEN], sub: &[i16; HIDDEN]) {
+pub fn add_sub(
+    output: &mut [i16; HIDDEN],
+    input: &[i16; HIDDEN],
+    add: &[i16; HIDDEN],
+    sub: &[i16; HIDDEN],
+) {
     for i in 0..HIDDEN {
         output[i] = input[i].wrapping_add(add[i]).wrapping_sub(sub[i]);
     }
@@ -23,7 +28,10 @@ pub fn add_sub_sub(
     sub2: &[i16; HIDDEN],
 ) {
     for i in 0..HIDDEN {
-        output[i] = input[i].wrapping_add(add[i]).wrapping_sub(sub1[i]).wrapping_sub(sub2[i]);
+        output[i] = input[i]
+            .wrapping_add(add[i])
+            .wrapping_sub(sub1[i])
+            .wrapping_sub(sub2[i]);
     }
 }
 
@@ -36,7 +44,11 @@ pub fn add_add_sub_sub(
     sub2: &[i16; HIDDEN],
 ) {
     for i in 0..HIDDEN {
-        output[i] = input[i].wrapping_add(add1[i]).wrapping_add(add2[i]).wrapping_sub(sub1[i]).wrapping_sub(sub2[i]);
+        output[i] = input[i]
+            .wrapping_add(add1[i])
+            .wrapping_add(add2[i])
+            .wrapping_sub(sub1[i])
+            .wrapping_sub(sub2[i]);
     }
 }
 

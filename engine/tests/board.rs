@@ -1,0 +1,115 @@
+//! Board invariants under make/unmake, and robustness against malformed FEN.
+
+use patina::board::Board;
+use rand_xoshiro::rand_core::{RngCore, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+const FENS: [&str; 4] = [
+    "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+    "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+    "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+    "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9",
+];
+
+#[test]
+fn incremental_keys_match_scratch_after_random_games() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+    for fen in FENS {
+        for _ in 0..50 {
+            let mut board = Board::from_fen(fen).unwrap();
+            let root = board.clone();
+            let mut played = Vec::new();
+            for _ in 0..80 {
+                let moves = board.legal_moves();
+                if moves.is_empty() {
+                    break;
+                }
+                let mv = moves[rng.next_u64() as usize % moves.len()];
+                board.make_move(mv);
+                played.push(mv);
+                assert_eq!(
+                    board.compute_keys(),
+                    (
+                        board.key(),
+                        board.pawn_key(),
+                        [0, 1].map(|c| board.non_pawn_key(patina::types::Color::BOTH[c]))
+                    )
+                );
+                // The board after the move parses back from its own FEN into the same position.
+                assert_eq!(
+                    Board::from_fen(&board.to_fen()).unwrap().key(),
+                    board.key(),
+                    "{}",
+                    board.to_fen()
+                );
+            }
+            for &mv in played.iter().rev() {
+                board.unmake_move(mv);
+            }
+            assert_eq!(board, root);
+        }
+    }
+}
+
+#[test]
+fn null_moves_restore_the_position() {
+    let mut board = Board::from_fen(FENS[1]).unwrap();
+    let before = board.clone();
+    board.make_null_move();
+    assert_ne!(board.key(), before.key());
+    board.unmake_null_move();
+    assert_eq!(board, before);
+}
+
+#[test]
+fn mutated_fens_never_panic() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(2);
+    let alphabet = b"pnbrqkPNBRQK12345678/ wb-KQkqabcdefghABCDEFGH09x";
+    let mut accepted = 0;
+    for i in 0..200_000 {
+        let mut bytes = FENS[i % FENS.len()].as_bytes().to_vec();
+        for _ in 0..1 + rng.next_u64() % 3 {
+            let pos = rng.next_u64() as usize % bytes.len();
+            match rng.next_u64() % 3 {
+                0 => bytes[pos] = alphabet[rng.next_u64() as usize % alphabet.len()],
+                1 => {
+                    bytes.remove(pos);
+                }
+                _ => bytes.insert(pos, alphabet[rng.next_u64() as usize % alphabet.len()]),
+            }
+        }
+        let fen = String::from_utf8(bytes).unwrap();
+        if let Ok(board) = Board::from_fen(&fen) {
+            accepted += 1;
+            // Whatever parses must be a position the move generator and printer can handle.
+            let _ = board.legal_moves();
+            assert!(Board::from_fen(&board.to_fen()).is_ok(), "{fen}");
+        }
+    }
+    assert!(
+        accepted > 1000,
+        "the mutations should leave many FENs valid"
+    );
+}
+
+#[test]
+fn draws_by_rule() {
+    let mut board = Board::startpos();
+    for uci in ["g1f3", "g8f6", "f3g1", "f6g8"] {
+        assert!(!board.is_repetition());
+        board.make_move(board.parse_uci_move(uci).unwrap());
+    }
+    assert!(board.is_repetition());
+    assert!(Board::from_fen("8/8/4k3/8/8/3BK3/8/8 w - - 0 1")
+        .unwrap()
+        .is_insufficient_material());
+    assert!(Board::from_fen("8/8/4k3/5b2/8/3BK3/8/8 w - - 0 1")
+        .unwrap()
+        .is_insufficient_material());
+    assert!(!Board::from_fen("8/8/4k3/8/5b2/3BK3/8/8 w - - 0 1")
+        .unwrap()
+        .is_insufficient_material());
+    assert!(Board::from_fen("8/8/4k3/8/8/3PK3/8/8 w - - 100 80")
+        .unwrap()
+        .is_fifty_move_draw());
+}
