@@ -1,21 +1,25 @@
-use patina::{board::Board, tools::perft};
+//! The `patina` binary: a UCI engine, plus `bench`, `perft` and `genfens` from the shell.
+
+use std::io::BufReader;
+
+use patina::uci::Uci;
 
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    if args.get(1).map(String::as_str) == Some("perft") {
-        let depth: u32 = args.get(2).and_then(|d| d.parse().ok()).unwrap_or(5);
-        let fen = if args.len() > 3 {
-            args[3..].join(" ")
-        } else {
-            patina::board::START_FEN.to_string()
-        };
-        let mut board = Board::from_fen(&fen).unwrap();
-        let start = std::time::Instant::now();
-        let mut total = 0;
-        for (mv, n) in perft::divide(&mut board, depth) {
-            println!("{}: {n}", mv.to_uci(board.is_chess960()));
-            total += n;
-        }
-        println!("\nNodes searched: {total} ({:?})", start.elapsed());
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut uci = Uci::default();
+    if args.is_empty() {
+        uci.run(BufReader::new(std::io::stdin()));
+        return;
     }
+    // Command-line form: the arguments are one UCI command (OpenBench runs `patina bench`),
+    // except `perft N [fen]`, which sets the position first.
+    let line = match args.first().map(String::as_str) {
+        Some("perft") if args.len() > 2 => {
+            let position = format!("position fen {}", args[2..].join(" "));
+            uci.execute(&position);
+            format!("perft {}", args[1])
+        }
+        _ => args.join(" "),
+    };
+    uci.execute(&line);
 }

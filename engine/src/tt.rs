@@ -9,6 +9,8 @@ use crate::types::Move;
 
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub enum Bound {
+    /// Only the static evaluation is known.
+    None = 0,
     Upper = 1,
     Lower = 2,
     Exact = 3,
@@ -37,7 +39,15 @@ struct Entry {
 const AGE_BITS: u32 = 5;
 const AGE_CYCLE: u8 = 1 << AGE_BITS;
 
-fn pack(mv: Option<Move>, score: Score, eval: Score, depth: i32, bound: Bound, pv: bool, age: u8) -> u64 {
+fn pack(
+    mv: Option<Move>,
+    score: Score,
+    eval: Score,
+    depth: i32,
+    bound: Bound,
+    pv: bool,
+    age: u8,
+) -> u64 {
     u64::from(mv.map_or(0, Move::to_bits))
         | u64::from(score as i16 as u16) << 16
         | u64::from(eval as i16 as u16) << 32
@@ -52,7 +62,7 @@ struct Unpacked {
     score: Score,
     eval: Score,
     depth: i32,
-    bound: Option<Bound>,
+    bound: Bound,
     pv: bool,
     age: u8,
 }
@@ -64,10 +74,10 @@ fn unpack(data: u64) -> Unpacked {
         eval: Score::from((data >> 32) as u16 as i16),
         depth: i32::from((data >> 48) as u8),
         bound: match (data >> 56) & 3 {
-            1 => Some(Bound::Upper),
-            2 => Some(Bound::Lower),
-            3 => Some(Bound::Exact),
-            _ => None,
+            1 => Bound::Upper,
+            2 => Bound::Lower,
+            3 => Bound::Exact,
+            _ => Bound::None,
         },
         pv: (data >> 58) & 1 != 0,
         age: (data >> 59) as u8,
@@ -95,7 +105,10 @@ impl TranspositionTable {
         let count = (megabytes.max(1) << 20) / std::mem::size_of::<Bucket>();
         let mut buckets = Vec::new();
         buckets.resize_with(count, Bucket::default);
-        Self { buckets, age: AtomicU8::new(0) }
+        Self {
+            buckets,
+            age: AtomicU8::new(0),
+        }
     }
 
     pub fn clear(&self) {
@@ -108,7 +121,8 @@ impl TranspositionTable {
 
     /// Called once per search so entries from earlier searches are replaced first.
     pub fn new_search(&self) {
-        self.age.store((self.age.load(Relaxed) + 1) % AGE_CYCLE, Relaxed);
+        self.age
+            .store((self.age.load(Relaxed) + 1) % AGE_CYCLE, Relaxed);
     }
 
     #[inline(always)]
@@ -130,7 +144,7 @@ impl TranspositionTable {
     pub fn probe(&self, key: u64, ply: usize) -> Option<TtHit> {
         for entry in &self.bucket(key).entries {
             let data = entry.data.load(Relaxed);
-            if entry.key_xor_data.load(Relaxed) ^ data != key {
+            if data == 0 || entry.key_xor_data.load(Relaxed) ^ data != key {
                 continue;
             }
             let e = unpack(data);
@@ -139,7 +153,7 @@ impl TranspositionTable {
                 score: score::from_tt(e.score, ply),
                 eval: e.eval,
                 depth: e.depth,
-                bound: e.bound?,
+                bound: e.bound,
                 was_pv: e.pv,
             });
         }
@@ -147,7 +161,17 @@ impl TranspositionTable {
     }
 
     #[allow(clippy::too_many_arguments)]
-    pub fn store(&self, key: u64, ply: usize, mv: Option<Move>, score: Score, eval: Score, depth: i32, bound: Bound, pv: bool) {
+    pub fn store(
+        &self,
+        key: u64,
+        ply: usize,
+        mv: Option<Move>,
+        score: Score,
+        eval: Score,
+        depth: i32,
+        bound: Bound,
+        pv: bool,
+    ) {
         let age = self.age.load(Relaxed);
         let bucket = self.bucket(key);
         // Replace the same position if present, else the entry least worth keeping:
@@ -190,8 +214,8 @@ impl TranspositionTable {
             .take(1000 / ENTRIES_PER_BUCKET)
             .flat_map(|b| &b.entries)
             .filter(|e| {
-                let d = unpack(e.data.load(Relaxed));
-                d.bound.is_some() && d.age == age
+                let data = e.data.load(Relaxed);
+                data != 0 && unpack(data).age == age
             })
             .count()
     }
@@ -208,7 +232,10 @@ mod tests {
         let mv = Move::new(Square::E1, Square::E8, MoveKind::Quiet);
         tt.store(0xDEAD_BEEF, 3, Some(mv), -1234, 56, 9, Bound::Lower, true);
         let hit = tt.probe(0xDEAD_BEEF, 3).expect("stored entry is found");
-        assert_eq!((hit.mv, hit.score, hit.eval, hit.depth, hit.bound, hit.was_pv), (Some(mv), -1234, 56, 9, Bound::Lower, true));
+        assert_eq!(
+            (hit.mv, hit.score, hit.eval, hit.depth, hit.bound, hit.was_pv),
+            (Some(mv), -1234, 56, 9, Bound::Lower, true)
+        );
         assert!(tt.probe(0xDEAD_BEEE, 3).is_none());
     }
 
@@ -225,8 +252,15 @@ mod tests {
     fn torn_entry_is_rejected() {
         let tt = TranspositionTable::new(1);
         tt.store(7, 0, None, 10, 10, 3, Bound::Exact, false);
-        let entry = tt.bucket(7).entries.iter().find(|e| e.data.load(Relaxed) != 0).unwrap();
-        entry.data.store(entry.data.load(Relaxed) ^ 1 << 20, Relaxed);
+        let entry = tt
+            .bucket(7)
+            .entries
+            .iter()
+            .find(|e| e.data.load(Relaxed) != 0)
+            .unwrap();
+        entry
+            .data
+            .store(entry.data.load(Relaxed) ^ 1 << 20, Relaxed);
         assert!(tt.probe(7, 0).is_none());
     }
 }

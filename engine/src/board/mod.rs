@@ -6,12 +6,14 @@ mod castling;
 mod fen;
 mod makemove;
 mod movegen;
+mod san;
 mod see;
 mod zobrist;
 
 pub use castling::{Castling, Wing};
 pub use fen::{FenError, START_FEN};
 pub use movegen::MoveList;
+pub use see::SEE_VALUES;
 
 use crate::types::{Bitboard, Color, Move, Piece, PieceType, Square};
 use attacks::{bishop_attacks, king_attacks, knight_attacks, pawn_attacks, rook_attacks};

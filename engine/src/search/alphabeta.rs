@@ -1,0 +1,758 @@
+//! Principal variation search and quiescence search. Node kinds are zero-sized type
+//! parameters, so PV and non-PV logic share one function without runtime flags.
+
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::LazyLock;
+
+use arrayvec::ArrayVec;
+
+use super::history::{history_bonus, ContinuationKey};
+use super::movepick::MovePicker;
+use super::score::{mate_in, mated_in, Score, DRAW, INFINITY, MATE_BOUND};
+use super::{params, MAX_PLY};
+use crate::board::SEE_VALUES;
+use crate::thread::{SharedContext, ThreadData};
+use crate::tt::Bound;
+use crate::types::{Move, Piece};
+
+pub trait NodeType {
+    const PV: bool;
+    const ROOT: bool;
+}
+
+pub struct Root;
+struct Pv;
+struct NonPv;
+
+impl NodeType for Root {
+    const PV: bool = true;
+    const ROOT: bool = true;
+}
+impl NodeType for Pv {
+    const PV: bool = true;
+    const ROOT: bool = false;
+}
+impl NodeType for NonPv {
+    const PV: bool = false;
+    const ROOT: bool = false;
+}
+
+/// Late-move reductions by depth and move number: `base + ln(depth)·ln(moves) / divisor`.
+static LMR_TABLE: LazyLock<[[i32; 64]; 64]> = LazyLock::new(|| {
+    let mut table = [[0; 64]; 64];
+    for (depth, row) in table.iter_mut().enumerate().skip(1) {
+        for (moves, r) in row.iter_mut().enumerate().skip(1) {
+            let base = f64::from(params::lmr_base()) / 100.0;
+            *r = (base
+                + (depth as f64).ln() * (moves as f64).ln()
+                    / (f64::from(params::lmr_divisor()) / 100.0)) as i32;
+        }
+    }
+    table
+});
+
+/// How often (in nodes) the main thread looks at the clock.
+const TIME_CHECK_INTERVAL: u64 = 2048;
+
+impl ThreadData {
+    /// Counts a node and, on the main thread, checks the hard limits now and then.
+    fn visit_node(&mut self, shared: &SharedContext) {
+        self.nodes += 1;
+        if self.nodes % TIME_CHECK_INTERVAL != 0 {
+            return;
+        }
+        self.publish_nodes(shared);
+        if !self.is_main() {
+            return;
+        }
+        if let Some(time) = &mut self.time {
+            if shared.pondering.load(Relaxed) {
+                time.restart();
+            } else if time.hard_limit_reached() && self.completed_depth >= 1 {
+                shared.stop.store(true, Relaxed);
+            }
+        }
+        if self
+            .limits
+            .nodes
+            .is_some_and(|limit| shared.total_nodes() >= limit)
+            && self.completed_depth >= 1
+        {
+            shared.stop.store(true, Relaxed);
+        }
+    }
+
+    /// Static evaluation for the side to move: the network plus the learned correction.
+    fn evaluate(&self, shared: &SharedContext) -> Score {
+        let raw = self
+            .nnue
+            .evaluate(&shared.network, self.board.side_to_move());
+        raw.clamp(-MATE_BOUND + 1, MATE_BOUND - 1)
+    }
+
+    fn corrected(&self, raw: Score) -> Score {
+        self.histories
+            .correction
+            .correct(&self.board, raw)
+            .clamp(-MATE_BOUND + 1, MATE_BOUND - 1)
+    }
+
+    fn continuation_keys(&self, ply: usize) -> [Option<ContinuationKey>; 2] {
+        [ply.checked_sub(1), ply.checked_sub(2)].map(|p| p.and_then(|p| self.stack[p].played))
+    }
+
+    fn make_move(&mut self, shared: &SharedContext, mv: Move, ply: usize) {
+        let piece = self
+            .board
+            .piece_at(mv.from())
+            .expect("a move starts on a piece");
+        self.stack[ply].played = Some((piece, mv.to()));
+        self.nnue.make_move(&shared.network, &self.board, mv);
+        self.board.make_move(mv);
+        shared.tt.prefetch(self.board.key());
+    }
+
+    fn unmake_move(&mut self, mv: Move) {
+        self.board.unmake_move(mv);
+        self.nnue.unmake_move();
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn negamax<Node: NodeType>(
+        &mut self,
+        shared: &SharedContext,
+        mut alpha: Score,
+        mut beta: Score,
+        mut depth: i32,
+        ply: usize,
+        cut_node: bool,
+        pv_index: usize,
+    ) -> Score {
+        if depth <= 0 {
+            return self.quiescence::<Node>(shared, alpha, beta, ply);
+        }
+        self.visit_node(shared);
+        if Node::PV {
+            self.pv.clear(ply);
+            self.seldepth = self.seldepth.max(ply + 1);
+        }
+        if !Node::ROOT {
+            if shared.stopped() {
+                return DRAW;
+            }
+            if self.board.is_draw() {
+                // A little noise keeps the search from treating every draw line as identical.
+                return DRAW + 1 - (self.nodes & 2) as Score;
+            }
+            if ply >= MAX_PLY - 1 {
+                return if self.board.in_check() {
+                    DRAW
+                } else {
+                    self.corrected(self.evaluate(shared))
+                };
+            }
+            // Mate distance pruning: no line from here can beat a mate already found nearer the root.
+            alpha = alpha.max(mated_in(ply));
+            beta = beta.min(mate_in(ply + 1));
+            if alpha >= beta {
+                return alpha;
+            }
+        }
+
+        let in_check = self.board.in_check();
+        let excluded = self.stack[ply].excluded;
+        let key = self.board.key();
+
+        // Transposition table
+        let tt_hit = if excluded.is_none() {
+            shared.tt.probe(key, ply)
+        } else {
+            None
+        };
+        let tt_move = match Node::ROOT {
+            true => Some(self.root_moves[pv_index].mv),
+            false => tt_hit.and_then(|hit| hit.mv),
+        };
+        let tt_pv = Node::PV || tt_hit.is_some_and(|hit| hit.was_pv);
+        self.stack[ply].tt_pv = tt_pv;
+        if let Some(hit) = tt_hit {
+            let usable = match hit.bound {
+                Bound::Exact => true,
+                Bound::Lower => hit.score >= beta,
+                Bound::Upper => hit.score <= alpha,
+                Bound::None => false,
+            };
+            if !Node::PV && hit.depth >= depth && usable && self.board.halfmove_clock() < 90 {
+                return hit.score;
+            }
+        }
+
+        // Static evaluation, corrected, and refined by a table bound when one is tighter
+        let raw_eval;
+        let static_eval;
+        let mut eval;
+        if in_check {
+            raw_eval = -INFINITY;
+            static_eval = None;
+            eval = -INFINITY;
+        } else {
+            raw_eval = match tt_hit {
+                Some(hit) if hit.eval.abs() < MATE_BOUND => hit.eval,
+                _ => self.evaluate(shared),
+            };
+            if tt_hit.is_none() && excluded.is_none() {
+                shared
+                    .tt
+                    .store(key, ply, None, -INFINITY, raw_eval, 0, Bound::None, tt_pv);
+            }
+            let corrected = self.corrected(raw_eval);
+            static_eval = Some(corrected);
+            eval = corrected;
+            if let Some(hit) = tt_hit {
+                let tighter = match hit.bound {
+                    Bound::Exact => true,
+                    Bound::Lower => hit.score > eval,
+                    Bound::Upper => hit.score < eval,
+                    Bound::None => false,
+                };
+                if tighter && hit.score.abs() < MATE_BOUND {
+                    eval = hit.score;
+                }
+            }
+        }
+        self.stack[ply].static_eval = static_eval;
+        self.stack[ply + 1].killer = None;
+        self.stack[ply + 2].double_extensions = 0;
+
+        // Improving: the position got better for us since our last move, so pruning can be bolder.
+        let improving = match static_eval {
+            None => false,
+            Some(now) => {
+                let earlier = ply
+                    .checked_sub(2)
+                    .and_then(|p| self.stack[p].static_eval)
+                    .or_else(|| ply.checked_sub(4).and_then(|p| self.stack[p].static_eval));
+                earlier.is_none_or(|then| now > then)
+            }
+        };
+
+        if !Node::PV && !in_check && excluded.is_none() {
+            let eval = eval;
+            let static_eval = static_eval.expect("not in check");
+
+            // Reverse futility pruning (RFP): far above beta, a shallow search will not fall below it.
+            let margin = params::rfp_margin() * (depth - i32::from(improving));
+            if depth <= params::rfp_depth() && eval - margin >= beta && eval < MATE_BOUND {
+                return (eval + beta) / 2;
+            }
+
+            // Razoring: far below alpha, only captures could save the position.
+            if depth <= 3 && eval + params::razor_margin() * depth < alpha {
+                let value = self.quiescence::<NonPv>(shared, alpha, alpha + 1, ply);
+                if value <= alpha {
+                    return value;
+                }
+            }
+
+            // Null-move pruning (NMP): if passing still beats beta, a real move will too.
+            // Skipped without pieces (zugzwang) and right after another null move.
+            let after_null = ply > 0 && self.stack[ply - 1].played.is_none();
+            if depth >= 3
+                && eval >= beta
+                && static_eval >= beta - 20 * depth + 160
+                && !after_null
+                && ply >= self.nmp_min_ply
+                && self.board.has_non_pawn_material(self.board.side_to_move())
+                && beta > -MATE_BOUND
+            {
+                let reduction = params::nmp_base_reduction()
+                    + depth / params::nmp_depth_divisor()
+                    + ((eval - beta) / params::nmp_eval_divisor()).min(3);
+                self.stack[ply].played = None;
+                self.board.make_null_move();
+                let value = -self.negamax::<NonPv>(
+                    shared,
+                    -beta,
+                    -beta + 1,
+                    depth - reduction,
+                    ply + 1,
+                    !cut_node,
+                    0,
+                );
+                self.board.unmake_null_move();
+                if shared.stopped() {
+                    return DRAW;
+                }
+                if value >= beta {
+                    let value = if value >= MATE_BOUND { beta } else { value };
+                    if depth < 14 || self.nmp_min_ply > 0 {
+                        return value;
+                    }
+                    // Verification: at high depth, confirm with null moves off for a while.
+                    self.nmp_min_ply = ply + 3 * (depth - reduction) as usize / 4;
+                    let verified = self.negamax::<NonPv>(
+                        shared,
+                        beta - 1,
+                        beta,
+                        depth - reduction,
+                        ply,
+                        false,
+                        0,
+                    );
+                    self.nmp_min_ply = 0;
+                    if verified >= beta {
+                        return value;
+                    }
+                }
+            }
+        }
+
+        // Internal iterative reduction (IIR): without a table move this node was never searched
+        // deeply, so search it shallower first and let the table fill.
+        if depth >= 4 && tt_move.is_none() && (Node::PV || cut_node) {
+            depth -= 1;
+        }
+
+        let continuations = self.continuation_keys(ply);
+        let mut picker = MovePicker::new(&self.board, tt_move, self.stack[ply].killer);
+        let us = self.board.side_to_move();
+        let mut best_score = -INFINITY;
+        let mut best_move = None;
+        let mut moves_searched = 0;
+        let mut quiets_tried: ArrayVec<Move, 64> = ArrayVec::new();
+        let mut noisy_tried: ArrayVec<Move, 32> = ArrayVec::new();
+
+        while let Some(mv) = picker.next(&self.board, &self.histories, &continuations) {
+            if Some(mv) == excluded {
+                continue;
+            }
+            if Node::ROOT && !self.root_moves[pv_index..].iter().any(|rm| rm.mv == mv) {
+                continue;
+            }
+            let is_quiet = !mv.is_noisy();
+            let piece = self
+                .board
+                .piece_at(mv.from())
+                .expect("a move starts on a piece");
+            let history = match is_quiet {
+                true => self.quiet_history(us, piece, mv, &continuations),
+                false => self.histories.capture.get(&self.board, mv),
+            };
+            let lmr_depth =
+                (depth - LMR_TABLE[depth.min(63) as usize][moves_searched.min(63)]).max(0);
+
+            // Shallow-depth pruning, once a move has saved us from being mated.
+            if !Node::ROOT && best_score > -MATE_BOUND && self.board.has_non_pawn_material(us) {
+                // Late-move pruning (LMP): late quiets at low depth rarely matter.
+                let lmp_limit = (params::lmp_base() + depth * depth) / (2 - i32::from(improving));
+                if moves_searched as i32 >= lmp_limit {
+                    picker.skip_quiets();
+                }
+                if is_quiet {
+                    // Futility pruning: even a big positional gain would not reach alpha.
+                    if !in_check
+                        && lmr_depth <= 8
+                        && static_eval.is_some_and(|e| {
+                            e + params::futility_base() + params::futility_per_depth() * lmr_depth
+                                <= alpha
+                        })
+                    {
+                        picker.skip_quiets();
+                        continue;
+                    }
+                    // History pruning: quiets that keep failing here.
+                    if lmr_depth <= 4 && history < -params::history_prune_margin() * depth {
+                        continue;
+                    }
+                    // SEE pruning of quiets that hang material.
+                    if !self
+                        .board
+                        .see(mv, -params::see_quiet_margin() * lmr_depth * lmr_depth)
+                    {
+                        continue;
+                    }
+                } else if depth <= 8 && !self.board.see(mv, -params::see_noisy_margin() * depth) {
+                    // SEE pruning of losing captures.
+                    continue;
+                }
+            }
+
+            // Extensions
+            let mut extension = 0;
+            if let Some(hit) = tt_hit.filter(|hit| {
+                !Node::ROOT
+                    && Some(mv) == tt_move
+                    && excluded.is_none()
+                    && depth >= params::singular_min_depth()
+                    && hit.depth >= depth - 3
+                    && matches!(hit.bound, Bound::Lower | Bound::Exact)
+                    && hit.score.abs() < MATE_BOUND
+            }) {
+                // Singular extension: if every other move fails well below the table score,
+                // the table move is the only good one and deserves more depth.
+                let singular_beta = hit.score - depth;
+                self.stack[ply].excluded = Some(mv);
+                let value = self.negamax::<NonPv>(
+                    shared,
+                    singular_beta - 1,
+                    singular_beta,
+                    (depth - 1) / 2,
+                    ply,
+                    cut_node,
+                    0,
+                );
+                self.stack[ply].excluded = None;
+                if value < singular_beta {
+                    extension = 1;
+                    // Double extension, limited so the tree cannot explode.
+                    if !Node::PV
+                        && value < singular_beta - params::double_extension_margin()
+                        && self.stack[ply].double_extensions < 6
+                    {
+                        extension = 2;
+                        self.stack[ply + 1].double_extensions =
+                            self.stack[ply].double_extensions + 1;
+                    }
+                } else if singular_beta >= beta {
+                    // Multi-cut: several moves beat beta, so this node will too.
+                    return singular_beta;
+                } else if hit.score >= beta || cut_node {
+                    // Negative extension: the table move is not alone in being good.
+                    extension = -1;
+                }
+            }
+
+            self.make_move(shared, mv, ply);
+            // Check extension
+            if extension == 0 && self.board.in_check() && depth < 2 * MAX_PLY as i32 / 3 {
+                extension = 1;
+            }
+            let new_depth = depth - 1 + extension;
+            let nodes_before = self.nodes;
+            moves_searched += 1;
+
+            // Principal variation search: the first move with a full window, the rest with a
+            // null window (reduced when late), re-searched only when they surprise.
+            let mut value = -INFINITY;
+            if depth >= 3 && moves_searched > 1 + usize::from(Node::ROOT) {
+                // Late-move reductions (LMR)
+                let mut reduction = LMR_TABLE[depth.min(63) as usize][moves_searched.min(63)];
+                reduction -= i32::from(Node::PV) + i32::from(tt_pv);
+                reduction += i32::from(cut_node) * 2;
+                reduction -= i32::from(improving);
+                reduction -= i32::from(self.board.in_check());
+                reduction -= history / params::lmr_history_divisor();
+                let reduced = (new_depth - reduction).clamp(1, new_depth.max(1));
+                value =
+                    -self.negamax::<NonPv>(shared, -alpha - 1, -alpha, reduced, ply + 1, true, 0);
+                if value > alpha && reduced < new_depth {
+                    value = -self.negamax::<NonPv>(
+                        shared,
+                        -alpha - 1,
+                        -alpha,
+                        new_depth,
+                        ply + 1,
+                        !cut_node,
+                        0,
+                    );
+                }
+            } else if !Node::PV || moves_searched > 1 {
+                value = -self.negamax::<NonPv>(
+                    shared,
+                    -alpha - 1,
+                    -alpha,
+                    new_depth,
+                    ply + 1,
+                    !cut_node,
+                    0,
+                );
+            }
+            if Node::PV && (moves_searched == 1 || value > alpha) {
+                value = -self.negamax::<Pv>(shared, -beta, -alpha, new_depth, ply + 1, false, 0);
+            }
+            self.unmake_move(mv);
+
+            if shared.stopped() {
+                return DRAW;
+            }
+
+            if Node::ROOT {
+                let seldepth = self.seldepth;
+                let pv_tail = self.pv.line(ply + 1).to_vec();
+                let rm = self
+                    .root_moves
+                    .iter_mut()
+                    .find(|rm| rm.mv == mv)
+                    .expect("searched root move is a root move");
+                rm.nodes += self.nodes - nodes_before;
+                if moves_searched == 1 || value > alpha {
+                    rm.score = value;
+                    rm.seldepth = seldepth;
+                    rm.pv.truncate(1);
+                    rm.pv.extend(pv_tail);
+                } else {
+                    rm.score = -INFINITY;
+                }
+            }
+
+            if value > best_score {
+                best_score = value;
+                if value > alpha {
+                    best_move = Some(mv);
+                    if Node::PV && !Node::ROOT {
+                        self.pv.update(ply, mv);
+                    }
+                    if value >= beta {
+                        break;
+                    }
+                    alpha = value;
+                }
+            }
+            if Some(mv) != best_move {
+                if is_quiet {
+                    let _ = quiets_tried.try_push(mv);
+                } else {
+                    let _ = noisy_tried.try_push(mv);
+                }
+            }
+        }
+
+        if moves_searched == 0 {
+            return match excluded {
+                Some(_) => alpha,
+                None if in_check => mated_in(ply),
+                None => DRAW,
+            };
+        }
+
+        if let Some(best) = best_move.filter(|_| best_score >= beta) {
+            self.update_histories(
+                best,
+                depth,
+                ply,
+                &quiets_tried,
+                &noisy_tried,
+                &continuations,
+            );
+        }
+
+        let bound = if best_score >= beta {
+            Bound::Lower
+        } else if best_move.is_some() && Node::PV {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+
+        // Correction history learns from quiet positions whose result disagrees with the static eval.
+        if let Some(static_eval) = static_eval {
+            let best_is_quiet = best_move.is_none_or(|mv| !mv.is_noisy());
+            let plausible = !(bound == Bound::Lower && best_score <= static_eval)
+                && !(bound == Bound::Upper && best_score >= static_eval);
+            if best_is_quiet && plausible && excluded.is_none() {
+                self.histories
+                    .correction
+                    .update(&self.board, depth, best_score - static_eval);
+            }
+        }
+
+        if excluded.is_none() && !(Node::ROOT && pv_index > 0) {
+            shared.tt.store(
+                key, ply, best_move, best_score, raw_eval, depth, bound, tt_pv,
+            );
+        }
+        best_score
+    }
+
+    fn quiet_history(
+        &self,
+        us: crate::types::Color,
+        piece: Piece,
+        mv: Move,
+        continuations: &[Option<ContinuationKey>; 2],
+    ) -> i32 {
+        let continuation: i32 = continuations
+            .iter()
+            .flatten()
+            .map(|&key| self.histories.continuation.get(key, piece, mv))
+            .sum();
+        self.histories.quiet.get(us, mv) + continuation
+    }
+
+    /// A cutoff rewards the move that caused it and penalises the moves tried before it.
+    fn update_histories(
+        &mut self,
+        best: Move,
+        depth: i32,
+        ply: usize,
+        quiets: &[Move],
+        noisy: &[Move],
+        continuations: &[Option<ContinuationKey>; 2],
+    ) {
+        let bonus = history_bonus(depth);
+        let us = self.board.side_to_move();
+        if best.is_noisy() {
+            self.histories.capture.update(&self.board, best, bonus);
+        } else {
+            self.stack[ply].killer = Some(best);
+            for (mv, delta) in
+                std::iter::once((best, bonus)).chain(quiets.iter().map(|&mv| (mv, -bonus)))
+            {
+                let piece = self
+                    .board
+                    .piece_at(mv.from())
+                    .expect("a move starts on a piece");
+                self.histories.quiet.update(us, mv, delta);
+                for &key in continuations.iter().flatten() {
+                    self.histories.continuation.update(key, piece, mv, delta);
+                }
+            }
+        }
+        for &mv in noisy {
+            self.histories.capture.update(&self.board, mv, -bonus);
+        }
+    }
+
+    /// Quiescence search: only captures and promotions (all evasions in check) until the
+    /// position is quiet, so the static evaluation is never taken mid-exchange.
+    fn quiescence<Node: NodeType>(
+        &mut self,
+        shared: &SharedContext,
+        mut alpha: Score,
+        beta: Score,
+        ply: usize,
+    ) -> Score {
+        self.visit_node(shared);
+        if Node::PV {
+            self.pv.clear(ply);
+            self.seldepth = self.seldepth.max(ply + 1);
+        }
+        if shared.stopped() {
+            return DRAW;
+        }
+        if self.board.is_insufficient_material() || self.board.is_repetition() {
+            return DRAW;
+        }
+        let in_check = self.board.in_check();
+        if ply >= MAX_PLY - 1 {
+            return if in_check {
+                DRAW
+            } else {
+                self.corrected(self.evaluate(shared))
+            };
+        }
+
+        let key = self.board.key();
+        let tt_hit = shared.tt.probe(key, ply);
+        if let Some(hit) = tt_hit {
+            let usable = match hit.bound {
+                Bound::Exact => true,
+                Bound::Lower => hit.score >= beta,
+                Bound::Upper => hit.score <= alpha,
+                Bound::None => false,
+            };
+            if !Node::PV && usable {
+                return hit.score;
+            }
+        }
+        let tt_pv = tt_hit.is_some_and(|hit| hit.was_pv);
+
+        // Stand pat: the side to move can usually do at least as well as doing nothing.
+        let raw_eval;
+        let mut best_score;
+        if in_check {
+            raw_eval = -INFINITY;
+            best_score = -INFINITY;
+        } else {
+            raw_eval = match tt_hit {
+                Some(hit) if hit.eval.abs() < MATE_BOUND => hit.eval,
+                _ => self.evaluate(shared),
+            };
+            best_score = self.corrected(raw_eval);
+            if let Some(hit) = tt_hit {
+                let tighter = match hit.bound {
+                    Bound::Exact => true,
+                    Bound::Lower => hit.score > best_score,
+                    Bound::Upper => hit.score < best_score,
+                    Bound::None => false,
+                };
+                if tighter && hit.score.abs() < MATE_BOUND {
+                    best_score = hit.score;
+                }
+            }
+            if best_score >= beta {
+                if tt_hit.is_none() {
+                    shared
+                        .tt
+                        .store(key, ply, None, best_score, raw_eval, 0, Bound::Lower, tt_pv);
+                }
+                return best_score;
+            }
+            alpha = alpha.max(best_score);
+        }
+        let stand_pat = best_score;
+
+        let mut picker = MovePicker::new_qsearch(&self.board, tt_hit.and_then(|hit| hit.mv));
+        let continuations = self.continuation_keys(ply);
+        let mut best_move = None;
+        let mut moves_searched = 0;
+        while let Some(mv) = picker.next(&self.board, &self.histories, &continuations) {
+            if best_score > -MATE_BOUND {
+                // Under-promotions and losing captures are not worth resolving here.
+                if mv
+                    .promotion()
+                    .is_some_and(|p| p != crate::types::PieceType::Queen)
+                {
+                    continue;
+                }
+                if !in_check {
+                    // Futility: even winning the piece outright would not reach alpha.
+                    let gain = self
+                        .board
+                        .captured_piece(mv)
+                        .map_or(0, |p| SEE_VALUES[p.piece_type().index()]);
+                    if stand_pat + params::qsearch_futility_margin() + gain <= alpha
+                        && !mv.is_promotion()
+                    {
+                        continue;
+                    }
+                }
+                if !self.board.see(mv, 0) {
+                    continue;
+                }
+            }
+            self.make_move(shared, mv, ply);
+            moves_searched += 1;
+            let value = -self.quiescence::<Node>(shared, -beta, -alpha, ply + 1);
+            self.unmake_move(mv);
+            if shared.stopped() {
+                return DRAW;
+            }
+            if value > best_score {
+                best_score = value;
+                if value > alpha {
+                    best_move = Some(mv);
+                    if Node::PV {
+                        self.pv.update(ply, mv);
+                    }
+                    if value >= beta {
+                        break;
+                    }
+                    alpha = value;
+                }
+            }
+        }
+        if in_check && moves_searched == 0 && best_score == -INFINITY {
+            return mated_in(ply);
+        }
+        let bound = if best_score >= beta {
+            Bound::Lower
+        } else {
+            Bound::Upper
+        };
+        shared
+            .tt
+            .store(key, ply, best_move, best_score, raw_eval, 0, bound, tt_pv);
+        best_score
+    }
+}

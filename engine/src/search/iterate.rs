@@ -1,0 +1,209 @@
+//! Iterative deepening with aspiration windows, MultiPV and the stop decisions between iterations.
+
+use std::sync::atomic::Ordering::Relaxed;
+
+use super::alphabeta::Root;
+use super::score::{self, Score, INFINITY};
+use super::{params, Reporter, ScoreBound, SearchInfo, MAX_PLY};
+use crate::thread::{SharedContext, ThreadData};
+use crate::types::Move;
+
+/// A legal move at the root with what the search learned about it.
+#[derive(Clone, Debug)]
+pub struct RootMove {
+    pub mv: Move,
+    /// Score in the current iteration, or -INFINITY if not searched (yet) in it.
+    pub score: Score,
+    pub previous_score: Score,
+    pub pv: Vec<Move>,
+    pub seldepth: usize,
+    /// Nodes spent below this move in this search: how contested the choice is.
+    pub nodes: u64,
+}
+
+impl RootMove {
+    pub fn new(mv: Move) -> Self {
+        Self {
+            mv,
+            score: -INFINITY,
+            previous_score: -INFINITY,
+            pv: vec![mv],
+            seldepth: 0,
+            nodes: 0,
+        }
+    }
+}
+
+impl ThreadData {
+    pub(crate) fn iterative_deepening(
+        &mut self,
+        shared: &SharedContext,
+        reporter: &mut dyn Reporter,
+    ) {
+        let max_depth = self
+            .limits
+            .depth
+            .unwrap_or(MAX_PLY as i32 - 1)
+            .clamp(1, MAX_PLY as i32 - 1);
+        let multipv = self.limits.multipv.clamp(1, self.root_moves.len());
+        let mut stability = 0;
+        let mut previous_best = None;
+
+        for depth in 1..=max_depth {
+            for rm in &mut self.root_moves {
+                rm.previous_score = rm.score;
+                rm.score = -INFINITY;
+            }
+            for pv_index in 0..multipv {
+                self.aspiration_search(shared, depth, pv_index, reporter);
+                if shared.stopped() {
+                    break;
+                }
+            }
+            if shared.stopped() {
+                break;
+            }
+            self.completed_depth = depth;
+            self.publish_nodes(shared);
+            if !self.is_main() {
+                continue;
+            }
+            for pv_index in 0..multipv {
+                reporter.report(&self.search_info(shared, depth, pv_index, ScoreBound::Exact));
+            }
+
+            let best = self.root_moves[0].mv;
+            stability = if previous_best == Some(best) {
+                stability + 1
+            } else {
+                0
+            };
+            previous_best = Some(best);
+            if self.should_stop_after_iteration(shared, stability) {
+                break;
+            }
+        }
+
+        if self.is_main() {
+            // UCI forbids answering a ponder or infinite search before `ponderhit`/`stop`.
+            while (self.limits.infinite || shared.pondering.load(Relaxed)) && !shared.stopped() {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+            shared.stop.store(true, Relaxed);
+        }
+    }
+
+    fn should_stop_after_iteration(&mut self, shared: &SharedContext, stability: usize) -> bool {
+        let best = &self.root_moves[0];
+        if let Some(mate) = self.limits.mate {
+            if best.score >= score::MATE_BOUND && (score::MATE - best.score + 1) / 2 <= mate as i32
+            {
+                return true;
+            }
+        }
+        if self
+            .limits
+            .soft_nodes
+            .is_some_and(|limit| self.nodes >= limit)
+        {
+            return true;
+        }
+        // A single legal move needs no thought beyond a score to report.
+        if self.root_moves.len() == 1
+            && self
+                .time
+                .as_ref()
+                .is_some_and(|t| t.hard_limit_reached() || self.completed_depth >= 4)
+        {
+            return !shared.pondering.load(Relaxed) && !self.limits.infinite;
+        }
+        if shared.pondering.load(Relaxed) {
+            return false;
+        }
+        let best_move_nodes = best.nodes as f64 / self.nodes.max(1) as f64;
+        self.time
+            .as_ref()
+            .is_some_and(|time| time.soft_limit_reached(stability, best_move_nodes))
+    }
+
+    /// Searches with a window around the last score, widening it on each failure.
+    fn aspiration_search(
+        &mut self,
+        shared: &SharedContext,
+        depth: i32,
+        pv_index: usize,
+        reporter: &mut dyn Reporter,
+    ) {
+        let previous = self.root_moves[pv_index].previous_score;
+        let mut delta = params::aspiration_window();
+        let (mut alpha, mut beta) =
+            match depth >= 4 && previous != -INFINITY && !score::is_mate(previous) {
+                true => (
+                    (previous - delta).max(-INFINITY),
+                    (previous + delta).min(INFINITY),
+                ),
+                false => (-INFINITY, INFINITY),
+            };
+        let mut search_depth = depth;
+        loop {
+            let value = self.negamax::<Root>(shared, alpha, beta, search_depth, 0, false, pv_index);
+            // Keep searched moves ahead of unsearched ones; stable, so ties keep their order.
+            self.root_moves[pv_index..].sort_by_key(|rm| std::cmp::Reverse(rm.score));
+            if shared.stopped() {
+                return;
+            }
+            let bound = if value <= alpha {
+                ScoreBound::Upper
+            } else if value >= beta {
+                ScoreBound::Lower
+            } else {
+                return;
+            };
+            // Long searches show their failed windows so a GUI sees the score move.
+            if self
+                .time
+                .as_ref()
+                .is_some_and(|time| time.elapsed().as_millis() > 3000)
+            {
+                reporter.report(&self.search_info(shared, depth, pv_index, bound));
+            }
+            if bound == ScoreBound::Upper {
+                beta = (alpha + beta) / 2;
+                alpha = (value - delta).max(-INFINITY);
+                search_depth = depth;
+            } else {
+                beta = (value + delta).min(INFINITY);
+                // A fail high is usually confirmed at a slightly lower depth.
+                search_depth = (search_depth - 1).max(depth - 3).max(1);
+            }
+            delta += delta / 2;
+        }
+    }
+
+    fn search_info(
+        &self,
+        shared: &SharedContext,
+        depth: i32,
+        pv_index: usize,
+        bound: ScoreBound,
+    ) -> SearchInfo {
+        self.publish_nodes(shared);
+        let rm = &self.root_moves[pv_index];
+        let score = if rm.score == -INFINITY {
+            rm.previous_score
+        } else {
+            rm.score
+        };
+        SearchInfo {
+            depth,
+            seldepth: rm.seldepth.max(1),
+            multipv: pv_index + 1,
+            score,
+            bound,
+            nodes: shared.total_nodes(),
+            elapsed: self.time.as_ref().map(|t| t.elapsed()).unwrap_or_default(),
+            hashfull: shared.tt.hashfull(),
+            pv: rm.pv.clone(),
+        }
+    }
+}

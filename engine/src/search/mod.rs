@@ -1,0 +1,125 @@
+//! The search: iterative deepening with aspiration windows around a PVS alpha-beta search
+//! (`alphabeta.rs`), move ordering (`movepick.rs`) and learned statistics (`history.rs`).
+
+mod alphabeta;
+pub mod history;
+mod iterate;
+mod movepick;
+pub mod params;
+pub mod score;
+
+use std::time::{Duration, Instant};
+
+use crate::types::Move;
+use score::Score;
+
+pub use iterate::RootMove;
+pub use movepick::MovePicker;
+
+/// The deepest the search ever goes from the root (extensions included).
+pub const MAX_PLY: usize = 128;
+
+/// What to search and when to stop: the content of a UCI `go` plus the options that shape it.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    pub start: Instant,
+    pub depth: Option<i32>,
+    /// Stop once this many nodes are searched (exact with one thread).
+    pub nodes: Option<u64>,
+    /// Finish the current iteration past this many nodes, then stop (datagen's budget).
+    pub soft_nodes: Option<u64>,
+    pub movetime: Option<Duration>,
+    /// Remaining clock and increment, indexed by colour.
+    pub time: [Option<Duration>; 2],
+    pub increment: [Option<Duration>; 2],
+    pub moves_to_go: Option<u32>,
+    /// Search for a mate in this many moves.
+    pub mate: Option<u32>,
+    pub infinite: bool,
+    pub ponder: bool,
+    pub search_moves: Vec<Move>,
+    pub multipv: usize,
+    pub move_overhead: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            start: Instant::now(),
+            depth: None,
+            nodes: None,
+            soft_nodes: None,
+            movetime: None,
+            time: [None; 2],
+            increment: [None; 2],
+            moves_to_go: None,
+            mate: None,
+            infinite: false,
+            ponder: false,
+            search_moves: Vec::new(),
+            multipv: 1,
+            move_overhead: Duration::from_millis(10),
+        }
+    }
+}
+
+impl Limits {
+    pub fn depth(depth: i32) -> Self {
+        Self {
+            depth: Some(depth),
+            ..Self::default()
+        }
+    }
+
+    pub fn nodes(nodes: u64) -> Self {
+        Self {
+            nodes: Some(nodes),
+            ..Self::default()
+        }
+    }
+}
+
+/// Bound of a reported score: exact, or the result of a failed aspiration window.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum ScoreBound {
+    Exact,
+    Lower,
+    Upper,
+}
+
+/// One line of search progress, as the main thread reports it after an iteration (or a
+/// failed aspiration window).
+#[derive(Clone, Debug)]
+pub struct SearchInfo {
+    pub depth: i32,
+    pub seldepth: usize,
+    pub multipv: usize,
+    pub score: Score,
+    pub bound: ScoreBound,
+    pub nodes: u64,
+    pub elapsed: Duration,
+    pub hashfull: usize,
+    pub pv: Vec<Move>,
+}
+
+/// Receives search progress; UCI prints it, datagen and bench ignore it.
+pub trait Reporter {
+    fn report(&mut self, info: &SearchInfo);
+}
+
+/// Discards progress reports.
+pub struct Silent;
+
+impl Reporter for Silent {
+    fn report(&mut self, _: &SearchInfo) {}
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct SearchResult {
+    /// `None` only when the side to move has no legal move.
+    pub best_move: Option<Move>,
+    pub ponder_move: Option<Move>,
+    pub score: Score,
+    pub depth: i32,
+    pub nodes: u64,
+}

@@ -1,0 +1,229 @@
+//! Lazy SMP: every thread searches the same root with its own board, accumulators and
+//! histories, sharing only the transposition table, the stop flag and node counters.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+
+use arrayvec::ArrayVec;
+
+use crate::board::Board;
+use crate::nnue::{AccumulatorStack, Network};
+use crate::search::history::{ContinuationKey, Histories};
+use crate::search::score::{Score, INFINITY};
+use crate::search::{Limits, Reporter, RootMove, SearchResult, Silent, MAX_PLY};
+use crate::time::TimeManager;
+use crate::tt::TranspositionTable;
+use crate::types::Move;
+
+/// One thread's node count on its own cache line, so counting never contends.
+#[repr(align(64))]
+#[derive(Default)]
+struct NodeCounter(AtomicU64);
+
+/// State every search thread reads: created once, resized only between searches.
+pub struct SharedContext {
+    pub tt: TranspositionTable,
+    pub network: Box<Network>,
+    pub stop: AtomicBool,
+    /// Set while a `go ponder` search waits for `ponderhit`.
+    pub pondering: AtomicBool,
+    node_counters: Vec<NodeCounter>,
+}
+
+impl SharedContext {
+    pub fn new(hash_mb: usize, network: Box<Network>, threads: usize) -> Self {
+        Self {
+            tt: TranspositionTable::new(hash_mb),
+            network,
+            stop: AtomicBool::new(false),
+            pondering: AtomicBool::new(false),
+            node_counters: (0..threads).map(|_| NodeCounter::default()).collect(),
+        }
+    }
+
+    pub fn total_nodes(&self) -> u64 {
+        self.node_counters.iter().map(|c| c.0.load(Relaxed)).sum()
+    }
+
+    pub fn set_threads(&mut self, threads: usize) {
+        self.node_counters
+            .resize_with(threads, NodeCounter::default);
+    }
+
+    pub fn stopped(&self) -> bool {
+        self.stop.load(Relaxed)
+    }
+}
+
+/// Per-ply search state.
+#[derive(Copy, Clone, Default)]
+pub struct StackEntry {
+    pub static_eval: Option<Score>,
+    pub killer: Option<Move>,
+    /// The move played from this ply and the (piece, square) it indexes continuation history by.
+    pub played: Option<ContinuationKey>,
+    pub excluded: Option<Move>,
+    pub tt_pv: bool,
+    pub double_extensions: i32,
+}
+
+/// Principal variations, one per ply, as a triangular table.
+pub struct PvTable {
+    lines: Vec<ArrayVec<Move, MAX_PLY>>,
+}
+
+impl PvTable {
+    fn new() -> Self {
+        Self {
+            lines: vec![ArrayVec::new(); MAX_PLY + 1],
+        }
+    }
+
+    pub fn clear(&mut self, ply: usize) {
+        self.lines[ply].clear();
+    }
+
+    /// The line at `ply` becomes `mv` followed by the line found one ply deeper.
+    pub fn update(&mut self, ply: usize, mv: Move) {
+        let (head, tail) = self.lines.split_at_mut(ply + 1);
+        let line = &mut head[ply];
+        line.clear();
+        line.push(mv);
+        line.extend(tail[0].iter().copied().take(MAX_PLY - 1));
+    }
+
+    pub fn line(&self, ply: usize) -> &[Move] {
+        &self.lines[ply]
+    }
+}
+
+/// Everything one search thread owns.
+pub struct ThreadData {
+    pub id: usize,
+    pub board: Board,
+    pub nnue: AccumulatorStack,
+    pub stack: Vec<StackEntry>,
+    pub histories: Histories,
+    pub pv: PvTable,
+    pub root_moves: Vec<RootMove>,
+    pub nodes: u64,
+    pub seldepth: usize,
+    pub completed_depth: i32,
+    /// Plies below which null-move pruning is off (during a null-move verification search).
+    pub nmp_min_ply: usize,
+    pub time: Option<TimeManager>,
+    pub limits: Limits,
+}
+
+impl ThreadData {
+    pub fn new(id: usize, network: &Network) -> Self {
+        let board = Board::startpos();
+        Self {
+            id,
+            nnue: AccumulatorStack::new(network, &board),
+            board,
+            stack: vec![StackEntry::default(); MAX_PLY + 8],
+            histories: Histories::default(),
+            pv: PvTable::new(),
+            root_moves: Vec::new(),
+            nodes: 0,
+            seldepth: 0,
+            completed_depth: 0,
+            nmp_min_ply: 0,
+            time: None,
+            limits: Limits::default(),
+        }
+    }
+
+    pub fn is_main(&self) -> bool {
+        self.id == 0
+    }
+
+    /// Publishes this thread's node count for `go nodes`, `info nodes` and nps.
+    pub fn publish_nodes(&self, shared: &SharedContext) {
+        shared.node_counters[self.id].0.store(self.nodes, Relaxed);
+    }
+
+    /// Forgets what earlier games taught (UCI `ucinewgame`).
+    pub fn clear_histories(&mut self) {
+        self.histories = Histories::default();
+    }
+
+    /// Prepares this thread for a search of `board`; returns false if there is nothing to search.
+    fn prepare(&mut self, shared: &SharedContext, board: &Board, limits: &Limits) -> bool {
+        self.board = board.clone();
+        self.nnue.refresh(&shared.network, &self.board);
+        self.nodes = 0;
+        self.seldepth = 0;
+        self.completed_depth = 0;
+        self.nmp_min_ply = 0;
+        self.stack.fill(StackEntry::default());
+        self.limits = limits.clone();
+        self.time = self
+            .is_main()
+            .then(|| TimeManager::new(limits, board.side_to_move(), limits.move_overhead));
+        self.root_moves = board
+            .legal_moves()
+            .into_iter()
+            .filter(|mv| limits.search_moves.is_empty() || limits.search_moves.contains(mv))
+            .map(RootMove::new)
+            .collect();
+        !self.root_moves.is_empty()
+    }
+}
+
+/// Searches `board` with every thread in `threads` (the first is the main thread, which
+/// manages time and reports) and returns the best thread's result.
+pub fn search(
+    shared: &SharedContext,
+    threads: &mut [ThreadData],
+    board: &Board,
+    limits: &Limits,
+    reporter: &mut dyn Reporter,
+) -> SearchResult {
+    shared.tt.new_search();
+    for counter in &shared.node_counters {
+        counter.0.store(0, Relaxed);
+    }
+    let searchable = threads
+        .iter_mut()
+        .all(|td| td.prepare(shared, board, limits));
+    if !searchable {
+        return SearchResult::default();
+    }
+
+    let (main, helpers) = threads
+        .split_first_mut()
+        .expect("at least one search thread");
+    std::thread::scope(|scope| {
+        for helper in helpers.iter_mut() {
+            scope.spawn(|| helper.iterative_deepening(shared, &mut Silent));
+        }
+        main.iterative_deepening(shared, reporter);
+        shared.stop.store(true, Relaxed);
+    });
+
+    let best = threads
+        .iter()
+        .filter(|td| td.completed_depth > 0)
+        .max_by_key(|td| {
+            (
+                td.completed_depth,
+                td.root_moves[0].score,
+                usize::MAX - td.id,
+            )
+        })
+        .unwrap_or(&threads[0]);
+    let root = &best.root_moves[0];
+    let score = if root.score == -INFINITY {
+        root.previous_score
+    } else {
+        root.score
+    };
+    SearchResult {
+        best_move: Some(root.mv),
+        ponder_move: root.pv.get(1).copied(),
+        score,
+        depth: best.completed_depth,
+        nodes: shared.total_nodes(),
+    }
+}

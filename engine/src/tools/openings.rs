@@ -1,0 +1,221 @@
+//! Where self-play games start: a book position or the start position (or a double Fischer
+//! random one), followed by a few uniformly random legal moves for diversity.
+
+use std::path::Path;
+
+use rand_xoshiro::rand_core::RngCore;
+use thiserror::Error;
+
+use crate::board::{Board, START_FEN};
+
+#[derive(Debug, Error)]
+pub enum BookError {
+    #[error("cannot read book {path}: {source}")]
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("book {path}, entry {index}: {reason}")]
+    Entry {
+        path: String,
+        index: usize,
+        reason: String,
+    },
+    #[error("book {0} holds no positions")]
+    Empty(String),
+}
+
+/// Positions to start games from: FENs from an EPD file or the end positions of PGN games.
+pub struct Book {
+    positions: Vec<String>,
+}
+
+impl Book {
+    /// Reads `.epd` (one FEN per line, operations after the fourth field ignored) or `.pgn`.
+    pub fn load(path: &Path) -> Result<Self, BookError> {
+        let name = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|source| BookError::Io {
+            path: name.clone(),
+            source,
+        })?;
+        let positions = if path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("pgn"))
+        {
+            crate::tools::pgn::parse_games(&text)
+                .enumerate()
+                .map(|(index, game)| {
+                    let game = game.map_err(|reason| BookError::Entry {
+                        path: name.clone(),
+                        index,
+                        reason,
+                    })?;
+                    Ok(game.final_board().to_fen())
+                })
+                .collect::<Result<Vec<_>, _>>()?
+        } else {
+            text.lines()
+                .filter(|l| !l.trim().is_empty())
+                .enumerate()
+                .map(|(index, line)| {
+                    let fields: Vec<&str> = line.split_whitespace().take(6).collect();
+                    let fen = fields
+                        .iter()
+                        .take_while(|f| !f.contains(';'))
+                        .copied()
+                        .collect::<Vec<_>>()
+                        .join(" ");
+                    Board::from_fen(&fen)
+                        .map(|_| fen)
+                        .map_err(|e| BookError::Entry {
+                            path: name.clone(),
+                            index,
+                            reason: e.to_string(),
+                        })
+                })
+                .collect::<Result<Vec<_>, _>>()?
+        };
+        if positions.is_empty() {
+            return Err(BookError::Empty(name));
+        }
+        Ok(Self { positions })
+    }
+
+    pub fn len(&self) -> usize {
+        self.positions.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.positions.is_empty()
+    }
+
+    pub fn random(&self, rng: &mut impl RngCore) -> Board {
+        let fen = &self.positions[rng.next_u64() as usize % self.positions.len()];
+        Board::from_fen(fen).expect("book positions were validated on load")
+    }
+}
+
+/// The back rank of Chess960 position `index` (0..960), by Scharnagl's numbering.
+pub fn chess960_back_rank(index: usize) -> [char; 8] {
+    let mut rank = [' '; 8];
+    let mut n = index % 960;
+    rank[2 * (n % 4) + 1] = 'b';
+    n /= 4;
+    rank[2 * (n % 4)] = 'b';
+    n /= 4;
+    let mut place = |nth: usize, piece: char| {
+        let file = (0..8)
+            .filter(|&f| rank[f] == ' ')
+            .nth(nth)
+            .expect("a free file remains");
+        rank[file] = piece;
+    };
+    place(n % 6, 'q');
+    n /= 6;
+    const KNIGHTS: [(usize, usize); 10] = [
+        (0, 1),
+        (0, 2),
+        (0, 3),
+        (0, 4),
+        (1, 2),
+        (1, 3),
+        (1, 4),
+        (2, 3),
+        (2, 4),
+        (3, 4),
+    ];
+    let (first, second) = KNIGHTS[n];
+    // Placing the first knight shifts the second one's index among the free files down by one.
+    place(first, 'n');
+    place(second - 1, 'n');
+    for piece in ['r', 'k', 'r'] {
+        place(0, piece);
+    }
+    rank
+}
+
+/// A double Fischer random start: each side's back rank chosen independently.
+pub fn dfrc_board(white: usize, black: usize) -> Board {
+    let white_rank = chess960_back_rank(white);
+    let black_rank = chess960_back_rank(black);
+    let rook_files = |rank: &[char; 8]| -> String {
+        (0..8)
+            .filter(|&f| rank[f] == 'r')
+            .rev()
+            .map(|f| (b'a' + f as u8) as char)
+            .collect()
+    };
+    let fen = format!(
+        "{}/pppppppp/8/8/8/8/PPPPPPPP/{} w {}{} - 0 1",
+        black_rank.iter().collect::<String>(),
+        white_rank.iter().collect::<String>().to_uppercase(),
+        rook_files(&white_rank).to_uppercase(),
+        rook_files(&black_rank),
+    );
+    let mut board = Board::from_fen(&fen).expect("Chess960 back ranks form a legal position");
+    board.set_chess960(true);
+    board
+}
+
+/// How to begin a game before the engine plays it.
+pub struct OpeningSource<'a> {
+    pub book: Option<&'a Book>,
+    pub dfrc: bool,
+    /// Random plies to add: at least `min`, plus one more half the time, as in `8..=9`.
+    pub random_plies: std::ops::RangeInclusive<u32>,
+}
+
+impl OpeningSource<'_> {
+    /// A start position followed by random legal moves; `None` if the random moves reached
+    /// a position with no legal move (the caller draws again).
+    pub fn generate(&self, rng: &mut impl RngCore) -> Option<Board> {
+        let mut board = match (self.book, self.dfrc) {
+            (Some(book), _) => book.random(rng),
+            (None, true) => {
+                dfrc_board(rng.next_u64() as usize % 960, rng.next_u64() as usize % 960)
+            }
+            (None, false) => Board::from_fen(START_FEN).expect("start position parses"),
+        };
+        let span = u64::from(self.random_plies.end() - self.random_plies.start() + 1);
+        let plies = self.random_plies.start() + (rng.next_u64() % span) as u32;
+        for _ in 0..plies {
+            let moves = board.legal_moves();
+            if moves.is_empty() {
+                return None;
+            }
+            board.make_move(moves[rng.next_u64() as usize % moves.len()]);
+        }
+        board.has_legal_move().then(|| {
+            Board::from_fen(&board.to_fen())
+                .map(|mut b| {
+                    b.set_chess960(board.is_chess960());
+                    b
+                })
+                .expect("a reached position prints a valid FEN")
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scharnagl_numbering() {
+        assert_eq!(
+            chess960_back_rank(518).iter().collect::<String>(),
+            "rnbqkbnr"
+        );
+        assert_eq!(chess960_back_rank(0).iter().collect::<String>(), "bbqnnrkr");
+        let distinct: std::collections::HashSet<[char; 8]> =
+            (0..960).map(chess960_back_rank).collect();
+        assert_eq!(distinct.len(), 960);
+    }
+
+    #[test]
+    fn dfrc_positions_are_legal() {
+        let board = dfrc_board(0, 959);
+        assert_eq!(board.legal_moves().len(), 20);
+        assert!(board.is_chess960());
+    }
+}

@@ -1,0 +1,287 @@
+//! The UCI front end: reads commands, drives the `Engine`, prints what the protocol asks for.
+//! Bad input is answered with `info string error: …` and the engine keeps its last good state.
+
+pub mod command;
+
+use std::io::{BufRead, Write};
+use std::path::Path;
+use std::time::Duration;
+
+use command::{Command, GoCommand};
+
+use crate::engine::{Engine, DEFAULT_HASH_MB, MAX_HASH_MB, MAX_THREADS};
+use crate::nnue::HIDDEN;
+use crate::search::{score, Reporter, ScoreBound, SearchInfo, SearchResult};
+use crate::tools::{bench, genfens, perft};
+
+const NAME: &str = concat!("Patina ", env!("CARGO_PKG_VERSION"));
+
+/// Prints search progress as UCI `info` lines.
+struct UciReporter {
+    chess960: bool,
+}
+
+impl Reporter for UciReporter {
+    fn report(&mut self, info: &SearchInfo) {
+        let bound = match info.bound {
+            ScoreBound::Exact => "",
+            ScoreBound::Lower => " lowerbound",
+            ScoreBound::Upper => " upperbound",
+        };
+        let ms = info.elapsed.as_millis().max(1);
+        let pv: Vec<String> = info.pv.iter().map(|mv| mv.to_uci(self.chess960)).collect();
+        println!(
+            "info depth {} seldepth {} multipv {} score {}{bound} nodes {} nps {} hashfull {} time {} pv {}",
+            info.depth,
+            info.seldepth,
+            info.multipv,
+            score::to_uci(info.score),
+            info.nodes,
+            info.nodes as u128 * 1000 / ms,
+            info.hashfull,
+            info.elapsed.as_millis(),
+            pv.join(" ")
+        );
+    }
+}
+
+fn print_bestmove(result: &SearchResult, chess960: bool) {
+    match (result.best_move, result.ponder_move) {
+        (Some(best), Some(ponder)) => println!(
+            "bestmove {} ponder {}",
+            best.to_uci(chess960),
+            ponder.to_uci(chess960)
+        ),
+        (Some(best), None) => println!("bestmove {}", best.to_uci(chess960)),
+        (None, _) => println!("bestmove 0000"),
+    }
+    let _ = std::io::stdout().flush();
+}
+
+pub struct Uci {
+    engine: Engine,
+}
+
+impl Default for Uci {
+    fn default() -> Self {
+        Self {
+            engine: Engine::default(),
+        }
+    }
+}
+
+impl Uci {
+    /// Runs until `quit` or the end of input (after a running finite search has answered).
+    pub fn run(&mut self, input: impl BufRead) {
+        for line in input.lines() {
+            let Ok(line) = line else { break };
+            if !self.execute(&line) {
+                self.engine.stop();
+                self.engine.wait();
+                return;
+            }
+        }
+        self.engine.wait();
+    }
+
+    /// Executes one line; false on `quit`.
+    pub fn execute(&mut self, line: &str) -> bool {
+        let chess960 = self.engine.options().chess960;
+        match command::parse(line, chess960) {
+            Ok(None) => true,
+            Ok(Some(Command::Quit)) => false,
+            Ok(Some(command)) => {
+                if let Err(message) = self.apply(command) {
+                    println!("info string error: {message}");
+                }
+                true
+            }
+            Err(error) => {
+                println!("info string error: {error}");
+                true
+            }
+        }
+    }
+
+    /// Commands that need the engine idle stop a running search first.
+    fn apply(&mut self, command: Command) -> Result<(), String> {
+        let needs_idle = !matches!(
+            command,
+            Command::IsReady | Command::Stop | Command::PonderHit | Command::Uci
+        );
+        if needs_idle && self.engine.is_searching() {
+            self.engine.stop();
+            self.engine.wait();
+        }
+        match command {
+            Command::Uci => self.print_id(),
+            Command::IsReady => println!("readyok"),
+            Command::NewGame => self.engine.clear(),
+            Command::SetOption { name, value } => self.set_option(&name, value.as_deref())?,
+            Command::Position(board) => self.engine.set_board(board),
+            Command::Go(go) => self.go(go)?,
+            Command::Stop => self.engine.stop(),
+            Command::PonderHit => self.engine.ponderhit(),
+            Command::Quit => unreachable!("handled by execute"),
+            Command::Bench { depth, nn } => self.bench(depth, nn),
+            Command::Perft(depth) => self.perft(depth),
+            Command::Eval => {
+                let eval = self.engine.static_eval();
+                let white = if self.engine.board().side_to_move() == crate::types::Color::White {
+                    eval
+                } else {
+                    -eval
+                };
+                println!("NNUE evaluation: {eval} cp (side to move), {white} cp (White)");
+            }
+            Command::Display => self.display(),
+            Command::GenFens(request) => {
+                for fen in
+                    genfens::generate(&mut self.engine, &request).map_err(|e| e.to_string())?
+                {
+                    println!("info string genfens {fen}");
+                }
+            }
+        }
+        let _ = std::io::stdout().flush();
+        Ok(())
+    }
+
+    fn print_id(&self) {
+        println!("id name {NAME}");
+        println!("id author the Patina developers");
+        println!("option name Hash type spin default {DEFAULT_HASH_MB} min 1 max {MAX_HASH_MB}");
+        println!("option name Threads type spin default 1 min 1 max {MAX_THREADS}");
+        println!("option name MultiPV type spin default 1 min 1 max 256");
+        println!("option name Move Overhead type spin default 10 min 0 max 5000");
+        println!("option name Ponder type check default false");
+        println!("option name UCI_Chess960 type check default false");
+        println!("option name EvalFile type string default <embedded>");
+        println!("option name Clear Hash type button");
+        #[cfg(feature = "tune")]
+        for (name, value, min, max) in crate::search::params::list() {
+            println!("option name {name} type spin default {value} min {min} max {max}");
+        }
+        println!("uciok");
+    }
+
+    fn set_option(&mut self, name: &str, value: Option<&str>) -> Result<(), String> {
+        let value_of = || value.ok_or_else(|| format!("option '{name}' needs a value"));
+        let spin = |min: i64, max: i64| -> Result<i64, String> {
+            let text = value_of()?;
+            let n: i64 = text
+                .parse()
+                .map_err(|_| format!("'{text}' is not a number for option '{name}'"))?;
+            if !(min..=max).contains(&n) {
+                return Err(format!("{n} is outside {min}..={max} for option '{name}'"));
+            }
+            Ok(n)
+        };
+        let check = || match value_of()? {
+            "true" => Ok(true),
+            "false" => Ok(false),
+            other => Err(format!(
+                "'{other}' is not true or false for option '{name}'"
+            )),
+        };
+        match name.to_ascii_lowercase().as_str() {
+            "hash" => self.engine.set_hash(spin(1, MAX_HASH_MB as i64)? as usize),
+            "threads" => self
+                .engine
+                .set_threads(spin(1, MAX_THREADS as i64)? as usize),
+            "multipv" => self.engine.set_multipv(spin(1, 256)? as usize),
+            "move overhead" => self
+                .engine
+                .set_move_overhead(Duration::from_millis(spin(0, 5000)? as u64)),
+            "ponder" => {
+                check()?;
+            }
+            "uci_chess960" => self.engine.set_chess960(check()?),
+            "evalfile" => {
+                let path = value_of()?;
+                if path != "<embedded>" {
+                    self.engine
+                        .load_network(Path::new(path))
+                        .map_err(|e| format!("{e}; keeping the current net"))?;
+                    println!("info string loaded net {path}");
+                }
+            }
+            "clear hash" => self.engine.clear(),
+            #[cfg(feature = "tune")]
+            _ if crate::search::params::set(
+                name,
+                spin(i64::from(i32::MIN), i64::from(i32::MAX))? as i32,
+            ) => {}
+            _ => return Err(format!("unknown option '{name}'")),
+        }
+        Ok(())
+    }
+
+    fn go(&mut self, go: GoCommand) -> Result<(), String> {
+        if let Some(depth) = go.perft {
+            self.perft(depth);
+            return Ok(());
+        }
+        let mut limits = go.limits;
+        limits.search_moves = command::resolve_moves(self.engine.board(), &go.search_moves)
+            .map_err(|e| e.to_string())?;
+        let chess960 = self.engine.board().is_chess960();
+        self.engine.go(
+            limits,
+            Box::new(UciReporter { chess960 }),
+            Box::new(move |result| print_bestmove(&result, chess960)),
+        );
+        Ok(())
+    }
+
+    fn perft(&mut self, depth: u32) {
+        let mut board = self.engine.board().clone();
+        let start = std::time::Instant::now();
+        let mut total = 0;
+        for (mv, nodes) in perft::divide(&mut board, depth) {
+            println!("{}: {nodes}", mv.to_uci(board.is_chess960()));
+            total += nodes;
+        }
+        let elapsed = start.elapsed();
+        println!("\nNodes searched: {total}");
+        println!(
+            "info string perft {total} nodes in {} ms, {} nps",
+            elapsed.as_millis(),
+            (total as f64 / elapsed.as_secs_f64().max(1e-9)) as u64
+        );
+    }
+
+    fn bench(&mut self, depth: Option<i32>, nn: bool) {
+        if nn {
+            println!("info string nn bench: N = {HIDDEN}");
+            return;
+        }
+        let board = self.engine.board().clone();
+        let report = bench::run(&mut self.engine, depth.unwrap_or(bench::DEFAULT_DEPTH));
+        self.engine.clear();
+        self.engine.set_board(board);
+        println!("{} nodes {} nps", report.nodes, report.nps());
+    }
+
+    fn display(&self) {
+        let board = self.engine.board();
+        for rank in (0..8).rev() {
+            println!(" +---+---+---+---+---+---+---+---+");
+            let row: Vec<String> = (0..8)
+                .map(|file| {
+                    board
+                        .piece_at(crate::types::Square::from_coords(file, rank))
+                        .map_or(' ', |p| p.letter())
+                        .to_string()
+                })
+                .collect();
+            println!(" | {} | {}", row.join(" | "), rank + 1);
+        }
+        println!(" +---+---+---+---+---+---+---+---+");
+        println!("   a   b   c   d   e   f   g   h\n");
+        println!("Fen: {}", board.to_fen());
+        println!("Key: {:016X}", board.key());
+        let checkers: Vec<String> = board.checkers().map(|sq| sq.to_string()).collect();
+        println!("Checkers: {}", checkers.join(" "));
+    }
+}
