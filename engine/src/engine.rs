@@ -15,7 +15,7 @@ use crate::tt::TranspositionTable;
 
 pub const DEFAULT_HASH_MB: usize = 16;
 pub const MAX_HASH_MB: usize = 1 << 20;
-pub const MAX_THREADS: usize = 1024;
+pub const MAX_THREADS: usize = 512;
 
 /// Settings that shape searches, as the UCI options set them.
 #[derive(Clone, Debug)]
@@ -110,9 +110,22 @@ impl Engine {
         &self.workers().shared.network
     }
 
-    pub fn set_hash(&mut self, megabytes: usize) {
-        self.options.hash_mb = megabytes.clamp(1, MAX_HASH_MB);
-        self.shared_mut().tt = TranspositionTable::new(self.options.hash_mb);
+    /// Resizes the hash table; if the memory cannot be had, the old table stays.
+    pub fn set_hash(&mut self, megabytes: usize) -> Result<(), String> {
+        let megabytes = megabytes.clamp(1, MAX_HASH_MB);
+        // Free the old table first so that growing it does not need both at once.
+        self.shared_mut().tt = TranspositionTable::new(1).expect("a 1 MiB table");
+        match TranspositionTable::new(megabytes) {
+            Some(tt) => {
+                self.shared_mut().tt = tt;
+                self.options.hash_mb = megabytes;
+                Ok(())
+            }
+            None => {
+                self.shared_mut().tt = TranspositionTable::new(self.options.hash_mb).expect("the previous size fitted before");
+                Err(format!("cannot allocate {megabytes} MiB for the hash table; keeping {} MiB", self.options.hash_mb))
+            }
+        }
     }
 
     pub fn set_threads(&mut self, threads: usize) {

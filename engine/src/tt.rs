@@ -101,14 +101,13 @@ pub struct TranspositionTable {
 }
 
 impl TranspositionTable {
-    pub fn new(megabytes: usize) -> Self {
-        let count = (megabytes.max(1) << 20) / std::mem::size_of::<Bucket>();
+    /// A table of `megabytes` MiB; `None` if the memory cannot be had (the caller keeps its old table).
+    pub fn new(megabytes: usize) -> Option<Self> {
+        let count = megabytes.max(1).checked_mul(1 << 20)? / std::mem::size_of::<Bucket>();
         let mut buckets = Vec::new();
+        buckets.try_reserve_exact(count).ok()?;
         buckets.resize_with(count, Bucket::default);
-        Self {
-            buckets,
-            age: AtomicU8::new(0),
-        }
+        Some(Self { buckets, age: AtomicU8::new(0) })
     }
 
     pub fn clear(&self) {
@@ -228,7 +227,7 @@ mod tests {
 
     #[test]
     fn store_then_probe_round_trips() {
-        let tt = TranspositionTable::new(1);
+        let tt = TranspositionTable::new(1).unwrap();
         let mv = Move::new(Square::E1, Square::E8, MoveKind::Quiet);
         tt.store(0xDEAD_BEEF, 3, Some(mv), -1234, 56, 9, Bound::Lower, true);
         let hit = tt.probe(0xDEAD_BEEF, 3).expect("stored entry is found");
@@ -241,7 +240,7 @@ mod tests {
 
     #[test]
     fn mate_scores_are_stored_relative_to_the_node() {
-        let tt = TranspositionTable::new(1);
+        let tt = TranspositionTable::new(1).unwrap();
         let mate_in_3_from_root = score::mate_in(5);
         tt.store(42, 2, None, mate_in_3_from_root, 0, 5, Bound::Exact, false);
         // The same node reached at ply 4 is two plies further from the mate's root.
@@ -250,7 +249,7 @@ mod tests {
 
     #[test]
     fn torn_entry_is_rejected() {
-        let tt = TranspositionTable::new(1);
+        let tt = TranspositionTable::new(1).unwrap();
         tt.store(7, 0, None, 10, 10, 3, Bound::Exact, false);
         let entry = tt
             .bucket(7)

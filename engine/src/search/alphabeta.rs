@@ -547,9 +547,9 @@ impl ThreadData {
         // Correction history learns from quiet positions whose result disagrees with the static eval.
         if let Some(static_eval) = static_eval {
             let best_is_quiet = best_move.is_none_or(|mv| !mv.is_noisy());
-            let plausible = !(bound == Bound::Lower && best_score <= static_eval)
-                && !(bound == Bound::Upper && best_score >= static_eval);
-            if best_is_quiet && plausible && excluded.is_none() {
+            let implausible = (bound == Bound::Lower && best_score <= static_eval)
+                || (bound == Bound::Upper && best_score >= static_eval);
+            if best_is_quiet && !implausible && excluded.is_none() {
                 self.histories
                     .correction
                     .update(&self.board, depth, best_score - static_eval);

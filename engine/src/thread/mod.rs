@@ -32,7 +32,7 @@ pub struct SharedContext {
 impl SharedContext {
     pub fn new(hash_mb: usize, network: Box<Network>, threads: usize) -> Self {
         Self {
-            tt: TranspositionTable::new(hash_mb),
+            tt: TranspositionTable::new(hash_mb).expect("memory for the default hash table"),
             network,
             stop: AtomicBool::new(false),
             pondering: AtomicBool::new(false),

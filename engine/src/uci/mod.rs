@@ -58,17 +58,11 @@ fn print_bestmove(result: &SearchResult, chess960: bool) {
     let _ = std::io::stdout().flush();
 }
 
+#[derive(Default)]
 pub struct Uci {
     engine: Engine,
 }
 
-impl Default for Uci {
-    fn default() -> Self {
-        Self {
-            engine: Engine::default(),
-        }
-    }
-}
 
 impl Uci {
     /// Runs until `quit` or the end of input (after a running finite search has answered).
@@ -185,7 +179,7 @@ impl Uci {
             )),
         };
         match name.to_ascii_lowercase().as_str() {
-            "hash" => self.engine.set_hash(spin(1, MAX_HASH_MB as i64)? as usize),
+            "hash" => self.engine.set_hash(spin(1, MAX_HASH_MB as i64)? as usize)?,
             "threads" => self
                 .engine
                 .set_threads(spin(1, MAX_THREADS as i64)? as usize),

@@ -1,0 +1,258 @@
+//! The real binary driven over pipes, as a GUI drives it.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{channel, Receiver};
+use std::time::{Duration, Instant};
+
+use patina::board::Board;
+use rand_xoshiro::rand_core::{RngCore, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+struct EngineProcess {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+}
+
+impl EngineProcess {
+    fn start() -> Self {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_patina"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("the engine binary starts");
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (sender, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if sender.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Self { child, stdin, lines }
+    }
+
+    fn send(&mut self, line: &str) {
+        writeln!(self.stdin, "{line}").expect("the engine reads its input");
+    }
+
+    /// Lines up to and including the first that starts with `prefix`.
+    fn read_until(&mut self, prefix: &str, timeout: Duration) -> Vec<String> {
+        let deadline = Instant::now() + timeout;
+        let mut seen = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    let done = line.starts_with(prefix);
+                    seen.push(line);
+                    if done {
+                        return seen;
+                    }
+                }
+                Err(_) => panic!("no '{prefix}' within {timeout:?}; got {seen:?}"),
+            }
+        }
+    }
+
+    fn assert_alive(&mut self) {
+        self.send("isready");
+        self.read_until("readyok", Duration::from_secs(30));
+    }
+
+    fn fen(&mut self) -> String {
+        self.send("d");
+        let lines = self.read_until("Fen:", Duration::from_secs(5));
+        lines.last().unwrap().trim_start_matches("Fen: ").to_string()
+    }
+}
+
+impl Drop for EngineProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+const SECOND: Duration = Duration::from_secs(1);
+
+#[test]
+fn handshake_lists_the_options() {
+    let mut engine = EngineProcess::start();
+    engine.send("uci");
+    let lines = engine.read_until("uciok", 5 * SECOND);
+    for option in ["Hash", "Threads", "MultiPV", "Move Overhead", "Ponder", "UCI_Chess960", "EvalFile", "Clear Hash"] {
+        assert!(lines.iter().any(|l| l.starts_with(&format!("option name {option} type"))), "{option} missing");
+    }
+    assert!(lines.iter().any(|l| l.starts_with("id name Patina")));
+}
+
+#[test]
+fn bad_input_is_reported_and_the_last_good_state_kept() {
+    let mut engine = EngineProcess::start();
+    engine.send("position startpos moves e2e4");
+    let good = engine.fen();
+    for bad in [
+        "position startpos moves e7e5 e1e3",
+        "position fen 8/8/8/8 w - - 0 1",
+        "position fen rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 moves e2e5",
+        "position",
+        "setoption name Hash value lots",
+        "setoption name Hash value 0",
+        "setoption name NoSuchOption value 1",
+        "setoption name EvalFile value /nonexistent/net.nnue",
+        "go depth deep",
+        "go wtime",
+        "go searchmoves a1a8",
+        "xyzzy",
+    ] {
+        engine.send(bad);
+        let lines = engine.read_until("info string error", 5 * SECOND);
+        assert!(lines.last().unwrap().len() > "info string error: ".len(), "{bad}");
+    }
+    assert_eq!(engine.fen(), good);
+    engine.send("go depth 3");
+    let reply = engine.read_until("bestmove", 30 * SECOND);
+    let best = reply.last().unwrap().split_whitespace().nth(1).unwrap().to_string();
+    assert!(Board::from_fen(&good).unwrap().parse_uci_move(&best).is_some(), "{best}");
+}
+
+#[test]
+fn a_wrong_net_file_is_refused() {
+    let path = std::env::temp_dir().join(format!("patina-bad-net-{}.nnue", std::process::id()));
+    std::fs::write(&path, vec![0u8; 1000]).unwrap();
+    let mut engine = EngineProcess::start();
+    engine.send(&format!("setoption name EvalFile value {}", path.display()));
+    let lines = engine.read_until("info string error", 5 * SECOND);
+    assert!(lines.last().unwrap().contains("1000 bytes"));
+    engine.send("eval");
+    engine.read_until("NNUE evaluation", 5 * SECOND);
+    std::fs::remove_file(path).unwrap();
+}
+
+#[test]
+fn plays_a_legal_game_against_itself() {
+    let mut engine = EngineProcess::start();
+    engine.send("ucinewgame");
+    let mut board = Board::startpos();
+    let mut moves: Vec<String> = Vec::new();
+    let mut clocks = [10_000i64, 10_000];
+    for ply in 0..80 {
+        if board.outcome().is_some() {
+            break;
+        }
+        engine.send(&format!("position startpos moves {}", moves.join(" ")));
+        let go = match ply % 3 {
+            0 => format!("go wtime {} btime {} winc 50 binc 50", clocks[0], clocks[1]),
+            1 => "go depth 4".to_string(),
+            _ => "go nodes 3000".to_string(),
+        };
+        let start = Instant::now();
+        engine.send(&go);
+        let reply = engine.read_until("bestmove", 30 * SECOND);
+        clocks[ply % 2] -= start.elapsed().as_millis() as i64 - 50;
+        let best = reply.last().unwrap().split_whitespace().nth(1).unwrap().to_string();
+        let mv = board.parse_uci_move(&best).unwrap_or_else(|| panic!("illegal {best} in {}", board.to_fen()));
+        board.make_move(mv);
+        moves.push(best);
+        assert!(clocks.iter().all(|&c| c > 0), "lost on time");
+    }
+}
+
+#[test]
+fn stop_ends_an_infinite_search_promptly() {
+    let mut engine = EngineProcess::start();
+    engine.send("setoption name Threads value 2");
+    engine.send("position startpos");
+    engine.send("go infinite");
+    std::thread::sleep(Duration::from_millis(300));
+    engine.assert_alive();
+    let start = Instant::now();
+    engine.send("stop");
+    engine.read_until("bestmove", 5 * SECOND);
+    assert!(start.elapsed() < Duration::from_millis(500), "stop took {:?}", start.elapsed());
+}
+
+#[test]
+fn ponderhit_turns_pondering_into_a_timed_search() {
+    let mut engine = EngineProcess::start();
+    engine.send("position startpos moves e2e4 e7e5");
+    engine.send("go ponder wtime 2000 btime 2000");
+    std::thread::sleep(Duration::from_millis(300));
+    engine.send("ponderhit");
+    let reply = engine.read_until("bestmove", 10 * SECOND);
+    assert!(reply.last().unwrap().split_whitespace().count() >= 2);
+}
+
+#[test]
+fn no_legal_move_answers_0000() {
+    let mut engine = EngineProcess::start();
+    engine.send("position fen 7k/5QQ1/8/8/8/8/8/K7 b - - 0 1");
+    engine.send("go depth 5");
+    assert_eq!(engine.read_until("bestmove", 5 * SECOND).last().unwrap(), "bestmove 0000");
+}
+
+/// Thousands of mutated command lines: the engine must stay alive and responsive.
+#[test]
+fn survives_random_input() {
+    let corpus = [
+        "uci",
+        "isready",
+        "ucinewgame",
+        "position startpos moves e2e4 e7e5 g1f3",
+        "position fen r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1 moves e1g1",
+        "position fen 4k3/8/8/8/8/8/8/4K2R w K - 0 1",
+        "go depth 2",
+        "go nodes 500",
+        "go movetime 5",
+        "go wtime 100 btime 100 winc 1 binc 1 movestogo 2",
+        "go infinite",
+        "stop",
+        "setoption name Hash value 2",
+        "setoption name MultiPV value 3",
+        "setoption name UCI_Chess960 value true",
+        "setoption name Move Overhead value 5",
+        "setoption name Clear Hash",
+        "ponderhit",
+        "eval",
+        "d",
+    ];
+    let noise = ["", "moves", "fen", "value", "name", "-1", "0", "99999999999999999999", "e2e4", "a9", "\u{00e9}", "KQkq", "/", "go"];
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+    let mut engine = EngineProcess::start();
+    for i in 0..3000 {
+        let mut tokens: Vec<String> = corpus[rng.next_u64() as usize % corpus.len()].split(' ').map(String::from).collect();
+        for _ in 0..rng.next_u64() % 3 {
+            let at = rng.next_u64() as usize % (tokens.len() + 1);
+            match rng.next_u64() % 3 {
+                0 if at < tokens.len() => {
+                    tokens.remove(at);
+                }
+                1 if at < tokens.len() => {
+                    let mut chars: Vec<char> = tokens[at].chars().collect();
+                    if !chars.is_empty() {
+                        let c = rng.next_u64() as usize % chars.len();
+                        chars[c] = ['x', '9', '/', ' ', 'k', '-'][rng.next_u64() as usize % 6];
+                    }
+                    tokens[at] = chars.into_iter().collect();
+                }
+                _ => tokens.insert(at, noise[rng.next_u64() as usize % noise.len()].to_string()),
+            }
+        }
+        let line = tokens.join(" ");
+        // Only `quit` may end the process; expensive extension commands are not what this probes.
+        if line.split_whitespace().next().is_some_and(|t| ["quit", "perft", "bench", "genfens"].contains(&t)) || line.contains("perft") {
+            continue;
+        }
+        engine.send(&line);
+        if i % 100 == 0 {
+            engine.send("stop");
+            engine.assert_alive();
+        }
+    }
+    engine.send("stop");
+    engine.assert_alive();
+}
