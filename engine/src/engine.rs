@@ -122,8 +122,12 @@ impl Engine {
                 Ok(())
             }
             None => {
-                self.shared_mut().tt = TranspositionTable::new(self.options.hash_mb).expect("the previous size fitted before");
-                Err(format!("cannot allocate {megabytes} MiB for the hash table; keeping {} MiB", self.options.hash_mb))
+                self.shared_mut().tt = TranspositionTable::new(self.options.hash_mb)
+                    .expect("the previous size fitted before");
+                Err(format!(
+                    "cannot allocate {megabytes} MiB for the hash table; keeping {} MiB",
+                    self.options.hash_mb
+                ))
             }
         }
     }

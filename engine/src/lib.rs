@@ -2,6 +2,7 @@
 
 pub mod board;
 pub mod engine;
+mod memory;
 pub mod nnue;
 pub mod search;
 pub mod thread;

@@ -4,6 +4,9 @@
 
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering::Relaxed};
 
+use bytemuck::Zeroable;
+
+use crate::memory::LargeBuffer;
 use crate::search::score::{self, Score};
 use crate::types::Move;
 
@@ -28,7 +31,7 @@ pub struct TtHit {
     pub was_pv: bool,
 }
 
-#[derive(Default)]
+#[derive(Zeroable)]
 struct Entry {
     /// `key ^ data`, so that `stored_key ^ data == key` proves the pair was written together.
     key_xor_data: AtomicU64,
@@ -88,7 +91,7 @@ const ENTRIES_PER_BUCKET: usize = 4;
 
 /// Four entries in one cache line: a probe touches a single line.
 #[repr(C, align(64))]
-#[derive(Default)]
+#[derive(Zeroable)]
 struct Bucket {
     entries: [Entry; ENTRIES_PER_BUCKET],
 }
@@ -96,7 +99,7 @@ struct Bucket {
 const _: () = assert!(std::mem::size_of::<Bucket>() == 64);
 
 pub struct TranspositionTable {
-    buckets: Vec<Bucket>,
+    buckets: LargeBuffer<Bucket>,
     age: AtomicU8,
 }
 
@@ -104,10 +107,10 @@ impl TranspositionTable {
     /// A table of `megabytes` MiB; `None` if the memory cannot be had (the caller keeps its old table).
     pub fn new(megabytes: usize) -> Option<Self> {
         let count = megabytes.max(1).checked_mul(1 << 20)? / std::mem::size_of::<Bucket>();
-        let mut buckets = Vec::new();
-        buckets.try_reserve_exact(count).ok()?;
-        buckets.resize_with(count, Bucket::default);
-        Some(Self { buckets, age: AtomicU8::new(0) })
+        Some(Self {
+            buckets: LargeBuffer::zeroed(count)?,
+            age: AtomicU8::new(0),
+        })
     }
 
     pub fn clear(&self) {

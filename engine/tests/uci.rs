@@ -32,7 +32,11 @@ impl EngineProcess {
                 }
             }
         });
-        Self { child, stdin, lines }
+        Self {
+            child,
+            stdin,
+            lines,
+        }
     }
 
     fn send(&mut self, line: &str) {
@@ -66,7 +70,11 @@ impl EngineProcess {
     fn fen(&mut self) -> String {
         self.send("d");
         let lines = self.read_until("Fen:", Duration::from_secs(5));
-        lines.last().unwrap().trim_start_matches("Fen: ").to_string()
+        lines
+            .last()
+            .unwrap()
+            .trim_start_matches("Fen: ")
+            .to_string()
     }
 }
 
@@ -84,8 +92,22 @@ fn handshake_lists_the_options() {
     let mut engine = EngineProcess::start();
     engine.send("uci");
     let lines = engine.read_until("uciok", 5 * SECOND);
-    for option in ["Hash", "Threads", "MultiPV", "Move Overhead", "Ponder", "UCI_Chess960", "EvalFile", "Clear Hash"] {
-        assert!(lines.iter().any(|l| l.starts_with(&format!("option name {option} type"))), "{option} missing");
+    for option in [
+        "Hash",
+        "Threads",
+        "MultiPV",
+        "Move Overhead",
+        "Ponder",
+        "UCI_Chess960",
+        "EvalFile",
+        "Clear Hash",
+    ] {
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with(&format!("option name {option} type"))),
+            "{option} missing"
+        );
     }
     assert!(lines.iter().any(|l| l.starts_with("id name Patina")));
 }
@@ -111,13 +133,28 @@ fn bad_input_is_reported_and_the_last_good_state_kept() {
     ] {
         engine.send(bad);
         let lines = engine.read_until("info string error", 5 * SECOND);
-        assert!(lines.last().unwrap().len() > "info string error: ".len(), "{bad}");
+        assert!(
+            lines.last().unwrap().len() > "info string error: ".len(),
+            "{bad}"
+        );
     }
     assert_eq!(engine.fen(), good);
     engine.send("go depth 3");
     let reply = engine.read_until("bestmove", 30 * SECOND);
-    let best = reply.last().unwrap().split_whitespace().nth(1).unwrap().to_string();
-    assert!(Board::from_fen(&good).unwrap().parse_uci_move(&best).is_some(), "{best}");
+    let best = reply
+        .last()
+        .unwrap()
+        .split_whitespace()
+        .nth(1)
+        .unwrap()
+        .to_string();
+    assert!(
+        Board::from_fen(&good)
+            .unwrap()
+            .parse_uci_move(&best)
+            .is_some(),
+        "{best}"
+    );
 }
 
 #[test]
@@ -154,8 +191,16 @@ fn plays_a_legal_game_against_itself() {
         engine.send(&go);
         let reply = engine.read_until("bestmove", 30 * SECOND);
         clocks[ply % 2] -= start.elapsed().as_millis() as i64 - 50;
-        let best = reply.last().unwrap().split_whitespace().nth(1).unwrap().to_string();
-        let mv = board.parse_uci_move(&best).unwrap_or_else(|| panic!("illegal {best} in {}", board.to_fen()));
+        let best = reply
+            .last()
+            .unwrap()
+            .split_whitespace()
+            .nth(1)
+            .unwrap()
+            .to_string();
+        let mv = board
+            .parse_uci_move(&best)
+            .unwrap_or_else(|| panic!("illegal {best} in {}", board.to_fen()));
         board.make_move(mv);
         moves.push(best);
         assert!(clocks.iter().all(|&c| c > 0), "lost on time");
@@ -173,7 +218,11 @@ fn stop_ends_an_infinite_search_promptly() {
     let start = Instant::now();
     engine.send("stop");
     engine.read_until("bestmove", 5 * SECOND);
-    assert!(start.elapsed() < Duration::from_millis(500), "stop took {:?}", start.elapsed());
+    assert!(
+        start.elapsed() < Duration::from_millis(500),
+        "stop took {:?}",
+        start.elapsed()
+    );
 }
 
 #[test]
@@ -192,7 +241,10 @@ fn no_legal_move_answers_0000() {
     let mut engine = EngineProcess::start();
     engine.send("position fen 7k/5QQ1/8/8/8/8/8/K7 b - - 0 1");
     engine.send("go depth 5");
-    assert_eq!(engine.read_until("bestmove", 5 * SECOND).last().unwrap(), "bestmove 0000");
+    assert_eq!(
+        engine.read_until("bestmove", 5 * SECOND).last().unwrap(),
+        "bestmove 0000"
+    );
 }
 
 /// Thousands of mutated command lines: the engine must stay alive and responsive.
@@ -220,11 +272,29 @@ fn survives_random_input() {
         "eval",
         "d",
     ];
-    let noise = ["", "moves", "fen", "value", "name", "-1", "0", "99999999999999999999", "e2e4", "a9", "\u{00e9}", "KQkq", "/", "go"];
+    let noise = [
+        "",
+        "moves",
+        "fen",
+        "value",
+        "name",
+        "-1",
+        "0",
+        "99999999999999999999",
+        "e2e4",
+        "a9",
+        "\u{00e9}",
+        "KQkq",
+        "/",
+        "go",
+    ];
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
     let mut engine = EngineProcess::start();
     for i in 0..3000 {
-        let mut tokens: Vec<String> = corpus[rng.next_u64() as usize % corpus.len()].split(' ').map(String::from).collect();
+        let mut tokens: Vec<String> = corpus[rng.next_u64() as usize % corpus.len()]
+            .split(' ')
+            .map(String::from)
+            .collect();
         for _ in 0..rng.next_u64() % 3 {
             let at = rng.next_u64() as usize % (tokens.len() + 1);
             match rng.next_u64() % 3 {
@@ -244,7 +314,12 @@ fn survives_random_input() {
         }
         let line = tokens.join(" ");
         // Only `quit` may end the process; expensive extension commands are not what this probes.
-        if line.split_whitespace().next().is_some_and(|t| ["quit", "perft", "bench", "genfens"].contains(&t)) || line.contains("perft") {
+        if line
+            .split_whitespace()
+            .next()
+            .is_some_and(|t| ["quit", "perft", "bench", "genfens"].contains(&t))
+            || line.contains("perft")
+        {
             continue;
         }
         engine.send(&line);

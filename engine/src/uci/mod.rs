@@ -63,7 +63,6 @@ pub struct Uci {
     engine: Engine,
 }
 
-
 impl Uci {
     /// Runs until `quit` or the end of input (after a running finite search has answered).
     pub fn run(&mut self, input: impl BufRead) {
@@ -179,7 +178,9 @@ impl Uci {
             )),
         };
         match name.to_ascii_lowercase().as_str() {
-            "hash" => self.engine.set_hash(spin(1, MAX_HASH_MB as i64)? as usize)?,
+            "hash" => self
+                .engine
+                .set_hash(spin(1, MAX_HASH_MB as i64)? as usize)?,
             "threads" => self
                 .engine
                 .set_threads(spin(1, MAX_THREADS as i64)? as usize),

@@ -1,0 +1,64 @@
+//! Large zero-initialised buffers (the transposition table) backed by huge pages where the OS
+//! offers them: a table of many megabytes otherwise spends much of a probe on TLB misses.
+
+use std::alloc::{alloc_zeroed, dealloc, Layout};
+use std::ops::Deref;
+use std::ptr::NonNull;
+
+use bytemuck::Zeroable;
+
+/// Huge-page size on x86-64 Linux; aligning to it lets the kernel back the buffer with them.
+const HUGE_PAGE: usize = 2 << 20;
+
+pub struct LargeBuffer<T: Zeroable> {
+    ptr: NonNull<T>,
+    len: usize,
+    layout: Layout,
+}
+
+// SAFETY: the buffer owns its elements like a Box<[T]> does, so it is Send/Sync exactly when T is.
+unsafe impl<T: Zeroable + Send> Send for LargeBuffer<T> {}
+// SAFETY: as above; shared access only hands out &T.
+unsafe impl<T: Zeroable + Sync> Sync for LargeBuffer<T> {}
+
+impl<T: Zeroable> LargeBuffer<T> {
+    /// `len` zeroed elements, or `None` if the memory cannot be had.
+    pub fn zeroed(len: usize) -> Option<Self> {
+        let size = std::mem::size_of::<T>().checked_mul(len.max(1))?;
+        let align = if size >= HUGE_PAGE {
+            HUGE_PAGE
+        } else {
+            std::mem::align_of::<T>()
+        };
+        let layout = Layout::from_size_align(size, align.max(std::mem::align_of::<T>())).ok()?;
+        // SAFETY: the layout has a non-zero size (len.max(1) elements of a non-zero-sized T).
+        let ptr = NonNull::new(unsafe { alloc_zeroed(layout) }.cast::<T>())?;
+        #[cfg(target_os = "linux")]
+        if size >= HUGE_PAGE {
+            // SAFETY: the range is exactly the allocation just made; madvise is only a hint.
+            unsafe { libc::madvise(ptr.as_ptr().cast(), size, libc::MADV_HUGEPAGE) };
+        }
+        Some(Self {
+            ptr,
+            len: len.max(1),
+            layout,
+        })
+    }
+}
+
+impl<T: Zeroable> Deref for LargeBuffer<T> {
+    type Target = [T];
+
+    fn deref(&self) -> &[T] {
+        // SAFETY: ptr points to len initialised (all-zero is a valid T by Zeroable) elements we own.
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+impl<T: Zeroable> Drop for LargeBuffer<T> {
+    fn drop(&mut self) {
+        // SAFETY: allocated in `zeroed` with this layout; T needs no drop glue beyond memory
+        // (Zeroable types used here are plain data and atomics).
+        unsafe { dealloc(self.ptr.as_ptr().cast(), self.layout) };
+    }
+}

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# SPRT of a new engine build against a base build with fastchess.
+#
+#   scripts/sprt.sh NEW_BINARY BASE_BINARY [ELO0 ELO1]
+#
+# Defaults: elo0=0 elo1=5 (a gain); use "-5 0" for a simplification. Environment:
+#   TC (8+0.08), HASH (16), THREADS (1), CONCURRENCY (2), BOOK (8moves_v3.pgn),
+#   MAX_ROUNDS (20000 game pairs), NEW_OPTIONS / BASE_OPTIONS (extra "option.X=Y" words),
+#   OUT (directory for the log and PGN, default ./sprt-<time>).
+# Prints the final result; exits 0 if H1 was accepted, 1 if H0, 3 if neither (rounds ran out).
+set -euo pipefail
+here=$(dirname "$0")
+. "$here/lib.sh"
+find_fastchess
+
+new=$(realpath "$1"); base=$(realpath "$2")
+elo0=${3:-0}; elo1=${4:-5}
+book=${BOOK:-$(book_path 8moves_v3.pgn)}
+format=pgn; [[ $book == *.epd ]] && format=epd
+out=${OUT:-sprt-$(date +%Y%m%d-%H%M%S)}
+mkdir -p "$out"
+
+# shellcheck disable=SC2086
+"$FASTCHESS" \
+  -engine cmd="$new" name=new ${NEW_OPTIONS:-} \
+  -engine cmd="$base" name=base ${BASE_OPTIONS:-} \
+  -each tc="${TC:-8+0.08}" option.Hash="${HASH:-16}" option.Threads="${THREADS:-1}" \
+  -openings file="$book" format=$format order=random \
+  -sprt elo0="$elo0" elo1="$elo1" alpha=0.05 beta=0.05 \
+  -rounds "${MAX_ROUNDS:-20000}" -games 2 -repeat -concurrency "${CONCURRENCY:-2}" -recover \
+  -ratinginterval 50 -pgnout file="$out/games.pgn" 2>&1 | tee "$out/fastchess.log" | grep -E "^(Elo|LLR|Games|Ptnml|SPRT|Results)" || true
+
+grep -E "^(Elo|LLR|Games|Ptnml)" "$out/fastchess.log" | tail -4
+if grep -q "H1 was accepted" "$out/fastchess.log"; then echo "SPRT: H1 accepted"; exit 0; fi
+if grep -q "H0 was accepted" "$out/fastchess.log"; then echo "SPRT: H0 accepted"; exit 1; fi
+echo "SPRT: no decision"; exit 3
