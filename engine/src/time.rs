@@ -70,6 +70,11 @@ impl TimeManager {
         self.start.elapsed()
     }
 
+    /// Whether a clock or movetime limits this search (not just depth, nodes or nothing).
+    pub fn is_timed(&self) -> bool {
+        self.hard.is_some()
+    }
+
     pub fn hard_limit_reached(&self) -> bool {
         self.hard.is_some_and(|hard| self.elapsed() >= hard)
     }

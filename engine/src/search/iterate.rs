@@ -109,12 +109,8 @@ impl ThreadData {
             return true;
         }
         // A single legal move needs no thought beyond a score to report.
-        if self.root_moves.len() == 1
-            && self
-                .time
-                .as_ref()
-                .is_some_and(|t| t.hard_limit_reached() || self.completed_depth >= 4)
-        {
+        let timed = self.time.as_ref().is_some_and(|t| t.is_timed());
+        if self.root_moves.len() == 1 && timed && self.completed_depth >= 4 {
             return !shared.pondering.load(Relaxed) && !self.limits.infinite;
         }
         if shared.pondering.load(Relaxed) {
