@@ -14,10 +14,15 @@ pub struct Accumulator {
 impl Accumulator {
     /// Computes the accumulator from scratch: the reference incremental updates must match.
     pub fn refresh(net: &Network, board: &Board, perspective: Color) -> Self {
-        let mut acc = Self { values: net.feature_bias };
+        let mut acc = Self {
+            values: net.feature_bias,
+        };
         for sq in board.occupied() {
             let piece = board.piece_at(sq).expect("occupied square has a piece");
-            simd::add_assign(&mut acc.values, &net.feature_weights[feature_index(perspective, piece, sq)]);
+            simd::add_assign(
+                &mut acc.values,
+                &net.feature_weights[feature_index(perspective, piece, sq)],
+            );
         }
         acc
     }
@@ -47,8 +52,15 @@ impl FeatureDelta {
                 n_removed: 2,
             };
         }
-        let landed = mv.promotion().map_or(piece, |promoted| Piece::new(us, promoted));
-        let mut delta = Self { added: [(landed, mv.to()); 2], removed: [(piece, mv.from()); 2], n_added: 1, n_removed: 1 };
+        let landed = mv
+            .promotion()
+            .map_or(piece, |promoted| Piece::new(us, promoted));
+        let mut delta = Self {
+            added: [(landed, mv.to()); 2],
+            removed: [(piece, mv.from()); 2],
+            n_added: 1,
+            n_removed: 1,
+        };
         if let Some(victim) = board.captured_piece(mv) {
             let victim_sq = match mv.is_en_passant() {
                 true => mv.to().offset(if us == Color::White { -8 } else { 8 }),
@@ -70,7 +82,15 @@ pub struct AccumulatorStack {
 
 impl AccumulatorStack {
     pub fn new(net: &Network, board: &Board) -> Self {
-        let mut stack = Self { entries: vec![[Accumulator { values: [0; HIDDEN] }; 2]; 256], top: 0 };
+        let mut stack = Self {
+            entries: vec![
+                [Accumulator {
+                    values: [0; HIDDEN]
+                }; 2];
+                256
+            ],
+            top: 0,
+        };
         stack.refresh(net, board);
         stack
     }
@@ -90,13 +110,22 @@ impl AccumulatorStack {
         let (parent, child) = (&done[self.top], &mut rest[0]);
         for perspective in Color::BOTH {
             let p = perspective.index();
-            let row = |(piece, sq): (Piece, Square)| &net.feature_weights[feature_index(perspective, piece, sq)];
+            let row = |(piece, sq): (Piece, Square)| {
+                &net.feature_weights[feature_index(perspective, piece, sq)]
+            };
             let (add0, sub0) = (row(delta.added[0]), row(delta.removed[0]));
             let (output, input) = (&mut child[p].values, &parent[p].values);
             match (delta.n_added, delta.n_removed) {
                 (1, 1) => simd::add_sub(output, input, add0, sub0),
                 (1, _) => simd::add_sub_sub(output, input, add0, sub0, row(delta.removed[1])),
-                _ => simd::add_add_sub_sub(output, input, add0, row(delta.added[1]), sub0, row(delta.removed[1])),
+                _ => simd::add_add_sub_sub(
+                    output,
+                    input,
+                    add0,
+                    row(delta.added[1]),
+                    sub0,
+                    row(delta.removed[1]),
+                ),
             }
         }
         self.top += 1;

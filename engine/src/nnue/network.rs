@@ -39,8 +39,14 @@ pub enum NetworkError {
         "net file has {found} bytes but a 768→{hidden}x2→1 net in bullet's layout has {expected} \
          (this engine was built with N = {hidden})"
     )]
-    WrongSize { found: usize, expected: usize, hidden: usize },
-    #[error("net file's padding after byte {UNPADDED_SIZE} is not zero: not a net in bullet's layout")]
+    WrongSize {
+        found: usize,
+        expected: usize,
+        hidden: usize,
+    },
+    #[error(
+        "net file's padding after byte {UNPADDED_SIZE} is not zero: not a net in bullet's layout"
+    )]
     BadPadding,
 }
 
@@ -48,7 +54,11 @@ impl Network {
     /// Parses a net file, refusing anything that is not exactly this architecture's layout.
     pub fn from_bytes(bytes: &[u8]) -> Result<Box<Self>, NetworkError> {
         if bytes.len() != FILE_SIZE {
-            return Err(NetworkError::WrongSize { found: bytes.len(), expected: FILE_SIZE, hidden: HIDDEN });
+            return Err(NetworkError::WrongSize {
+                found: bytes.len(),
+                expected: FILE_SIZE,
+                hidden: HIDDEN,
+            });
         }
         if bytes[UNPADDED_SIZE..].iter().any(|&b| b != 0) {
             return Err(NetworkError::BadPadding);
@@ -77,10 +87,16 @@ impl Network {
     /// uniform in ±1/√fan-in (as a trainer initialises them), then quantised.
     pub fn random(seed: u64) -> Box<Self> {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-        let mut uniform = |bound: f64| (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * 2.0 * bound - bound;
+        let mut uniform =
+            |bound: f64| (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * 2.0 * bound - bound;
         let mut net: Box<Self> = bytemuck::zeroed_box();
         let feature_bound = 1.0 / (INPUTS as f64).sqrt();
-        for w in net.feature_weights.iter_mut().flatten().chain(net.feature_bias.iter_mut()) {
+        for w in net
+            .feature_weights
+            .iter_mut()
+            .flatten()
+            .chain(net.feature_bias.iter_mut())
+        {
             *w = (uniform(feature_bound) * QA as f64).round() as i16;
         }
         let output_bound = 1.0 / ((2 * HIDDEN) as f64).sqrt();
