@@ -1,3 +1,4 @@
 //! Command-line tools built into the engine binary.
 
+pub mod nnbench;
 pub mod perft;
