@@ -3,6 +3,7 @@
 
 pub mod bench;
 pub mod genfens;
+pub mod nnbench;
 pub mod openings;
 pub mod perft;
 pub mod pgn;

@@ -10,9 +10,8 @@ use std::time::Duration;
 use command::{Command, GoCommand};
 
 use crate::engine::{Engine, DEFAULT_HASH_MB, MAX_HASH_MB, MAX_THREADS};
-use crate::nnue::HIDDEN;
 use crate::search::{score, Reporter, ScoreBound, SearchInfo, SearchResult};
-use crate::tools::{bench, genfens, perft};
+use crate::tools::{bench, genfens, nnbench, perft};
 
 const NAME: &str = concat!("Patina ", env!("CARGO_PKG_VERSION"));
 
@@ -248,7 +247,7 @@ impl Uci {
 
     fn bench(&mut self, depth: Option<i32>, nn: bool) {
         if nn {
-            println!("info string nn bench: N = {HIDDEN}");
+            println!("{}", nnbench::run(self.engine.network()));
             return;
         }
         let board = self.engine.board().clone();

@@ -1,33 +1,36 @@
 //! Portable reference kernels. i16 arithmetic wraps and the dot product accumulates in
-//! wrapping i32, exactly as the vector paths do.
+//! wrapping i32, exactly as the vector paths do. Generic over the width N so the benchmarks
+//! can compare widths in one build; the engine instantiates them at `HIDDEN`.
 
-use crate::nnue::{HIDDEN, QA};
+use crate::nnue::QA;
 
-pub fn add_assign(acc: &mut [i16; HIDDEN], add: &[i16; HIDDEN]) {
+pub const NAME: &str = "scalar";
+
+pub fn add_assign<const N: usize>(acc: &mut [i16; N], add: &[i16; N]) {
     for (a, &w) in acc.iter_mut().zip(add) {
         *a = a.wrapping_add(w);
     }
 }
 
-pub fn add_sub(
-    output: &mut [i16; HIDDEN],
-    input: &[i16; HIDDEN],
-    add: &[i16; HIDDEN],
-    sub: &[i16; HIDDEN],
+pub fn add_sub<const N: usize>(
+    output: &mut [i16; N],
+    input: &[i16; N],
+    add: &[i16; N],
+    sub: &[i16; N],
 ) {
-    for i in 0..HIDDEN {
+    for i in 0..N {
         output[i] = input[i].wrapping_add(add[i]).wrapping_sub(sub[i]);
     }
 }
 
-pub fn add_sub_sub(
-    output: &mut [i16; HIDDEN],
-    input: &[i16; HIDDEN],
-    add: &[i16; HIDDEN],
-    sub1: &[i16; HIDDEN],
-    sub2: &[i16; HIDDEN],
+pub fn add_sub_sub<const N: usize>(
+    output: &mut [i16; N],
+    input: &[i16; N],
+    add: &[i16; N],
+    sub1: &[i16; N],
+    sub2: &[i16; N],
 ) {
-    for i in 0..HIDDEN {
+    for i in 0..N {
         output[i] = input[i]
             .wrapping_add(add[i])
             .wrapping_sub(sub1[i])
@@ -35,15 +38,15 @@ pub fn add_sub_sub(
     }
 }
 
-pub fn add_add_sub_sub(
-    output: &mut [i16; HIDDEN],
-    input: &[i16; HIDDEN],
-    add1: &[i16; HIDDEN],
-    add2: &[i16; HIDDEN],
-    sub1: &[i16; HIDDEN],
-    sub2: &[i16; HIDDEN],
+pub fn add_add_sub_sub<const N: usize>(
+    output: &mut [i16; N],
+    input: &[i16; N],
+    add1: &[i16; N],
+    add2: &[i16; N],
+    sub1: &[i16; N],
+    sub2: &[i16; N],
 ) {
-    for i in 0..HIDDEN {
+    for i in 0..N {
         output[i] = input[i]
             .wrapping_add(add1[i])
             .wrapping_add(add2[i])
@@ -54,7 +57,7 @@ pub fn add_add_sub_sub(
 
 /// Σ clamp(x, 0, QA)² · w, computed as (v·w)·v with v·w in i16 (it fits: |w| < 128 after
 /// bullet's ±1.98 clipping at QB = 64) so the vector paths can use a 16-bit multiply.
-pub fn screlu_dot(input: &[i16; HIDDEN], weights: &[i16; HIDDEN]) -> i32 {
+pub fn screlu_dot<const N: usize>(input: &[i16; N], weights: &[i16; N]) -> i32 {
     let mut sum = 0i32;
     for (&x, &w) in input.iter().zip(weights) {
         let v = x.clamp(0, QA as i16);

@@ -1,0 +1,60 @@
+//! Net files: only bullet's exact layout for this build's architecture is accepted, with a
+//! typed error otherwise, and writing then reading a net gives back the same bytes.
+
+use patina::nnue::{Network, NetworkError, HIDDEN};
+
+/// The file is the struct's bytes, zero-padded to a multiple of 64.
+const UNPADDED_SIZE: usize = std::mem::size_of::<Network>();
+const FILE_SIZE: usize = UNPADDED_SIZE.div_ceil(64) * 64;
+// Otherwise the padding test below would check nothing.
+const _: () = assert!(FILE_SIZE > UNPADDED_SIZE);
+
+#[test]
+fn to_bytes_then_from_bytes_round_trips() {
+    for net in [Network::embedded(), Network::random(1), Network::random(2)] {
+        let bytes = net.to_bytes();
+        assert_eq!(bytes.len(), FILE_SIZE);
+        assert_eq!(Network::from_bytes(&bytes).unwrap().to_bytes(), bytes);
+    }
+}
+
+#[test]
+fn from_bytes_refuses_wrong_sizes() {
+    let bytes = Network::random(3).to_bytes();
+    for len in [
+        0,
+        1,
+        UNPADDED_SIZE,
+        FILE_SIZE - 1,
+        FILE_SIZE + 1,
+        FILE_SIZE + 64,
+        2 * FILE_SIZE,
+    ] {
+        let mut wrong = bytes.clone();
+        wrong.resize(len, 0);
+        match Network::from_bytes(&wrong) {
+            Err(NetworkError::WrongSize {
+                found,
+                expected,
+                hidden,
+            }) => {
+                assert_eq!((found, expected, hidden), (len, FILE_SIZE, HIDDEN));
+            }
+            Err(other) => panic!("{len} bytes: expected WrongSize, got {other}"),
+            Ok(_) => panic!("{len} bytes: accepted"),
+        }
+    }
+}
+
+#[test]
+fn from_bytes_refuses_nonzero_padding() {
+    let bytes = Network::random(4).to_bytes();
+    for position in [UNPADDED_SIZE, FILE_SIZE - 1] {
+        let mut corrupt = bytes.clone();
+        corrupt[position] = 1;
+        assert!(
+            matches!(Network::from_bytes(&corrupt), Err(NetworkError::BadPadding)),
+            "nonzero byte at {position}"
+        );
+    }
+}
