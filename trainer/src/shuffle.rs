@@ -72,7 +72,7 @@ impl Split {
             return Err(TrainerError::NoPositions("the data set is empty".into()));
         }
         Ok(Self {
-            order: Permutation::new(len, seed ^ 0x5EED_0F_DA7A),
+            order: Permutation::new(len, seed ^ 0x005E_ED0F_DA7A),
             validation,
             training,
             seed,

@@ -65,7 +65,7 @@ pub fn label(board: &Board, teacher: &Model<64>) -> ChessBoard {
 
 /// `count` labelled positions.
 pub fn dataset(count: usize, seed: u64) -> Vec<ChessBoard> {
-    let teacher = teacher(seed ^ 0x7EAC_4E5);
+    let teacher = teacher(seed ^ 0x07EA_C4E5);
     let mut records = Vec::with_capacity(count);
     random_walk(count, seed, |board| records.push(label(board, &teacher)));
     records

@@ -124,7 +124,7 @@ fn viriformat_games_unpack_to_the_same_positions() {
     }
 
     // viriformat's default filter drops the first 16 plies: nothing is left.
-    let data = Dataset::open(&[], &[path.clone()], &Filter::default());
+    let data = Dataset::open(&[], std::slice::from_ref(&path), &Filter::default());
     assert!(matches!(data, Err(TrainerError::NoPositions(_))));
 
     std::fs::write(&path, &bytes[..bytes.len() - 3]).unwrap();
