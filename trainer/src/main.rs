@@ -1,4 +1,4 @@
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -250,7 +250,7 @@ fn train(args: &TrainArgs) -> Result<()> {
     Ok(())
 }
 
-fn convert(viri: &[PathBuf], out: &PathBuf, filter: Option<&PathBuf>) -> Result<()> {
+fn convert(viri: &[PathBuf], out: &Path, filter: Option<&PathBuf>) -> Result<()> {
     let filter = match filter {
         Some(path) => {
             Filter::from_path(path).map_err(|e| TrainerError::Config(format!("{e:#}")))?
