@@ -1,7 +1,17 @@
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use patina::nnue::Network;
+use viriformat::dataformat::Filter;
+
+use trainer::checkpoint::Checkpoint;
+use trainer::config::Config;
+use trainer::error::{Result, TrainerError};
+use trainer::loader::{read_viriformat, write_bulletformat};
+use trainer::run::{run, Start};
+use trainer::schedule::{LrSchedule, WdlSchedule};
+use trainer::{bench, synthetic};
 
 #[derive(Parser)]
 #[command(about = "Train Patina's NNUE on CPU; reads and writes what bullet does")]
@@ -19,14 +29,275 @@ enum Command {
         #[arg(long)]
         out: PathBuf,
     },
+    /// Train a net (settings from --config, then flags), or continue one with --resume.
+    Train(Box<TrainArgs>),
+    /// Unpack viriformat games into a bulletformat file, through viriformat's filter.
+    Convert {
+        #[arg(long, required = true)]
+        viri: Vec<PathBuf>,
+        #[arg(long)]
+        out: PathBuf,
+        /// viriformat filter as TOML (its field names); default: viriformat's default filter.
+        #[arg(long)]
+        filter: Option<PathBuf>,
+    },
+    /// Write generated positions labelled by a random teacher net (for smoke tests and benchmarks).
+    Synth {
+        #[arg(long, default_value_t = 1_000_000)]
+        positions: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Measure training throughput for N = 128, 256, 512, 1024.
+    Bench {
+        #[arg(long, default_value_t = 262_144)]
+        positions: usize,
+        #[arg(long, default_value_t = 12)]
+        batches: usize,
+        #[arg(long, value_delimiter = ',', default_value = "1,2")]
+        threads: Vec<usize>,
+    },
 }
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
-    match Cli::parse().command {
-        Command::Init { seed, out } => {
-            std::fs::write(&out, Network::random(seed).to_bytes())?;
-            println!("wrote random network (seed {seed}) to {}", out.display());
+#[derive(Args)]
+struct TrainArgs {
+    /// Continue exactly from this checkpoint (its settings are used; only --out-dir may change).
+    #[arg(long)]
+    resume: Option<PathBuf>,
+    /// TOML file with any of the settings below (see trainer/README.md).
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// bulletformat file (repeatable).
+    #[arg(long)]
+    data: Vec<PathBuf>,
+    /// viriformat game file (repeatable).
+    #[arg(long)]
+    viri: Vec<PathBuf>,
+    #[arg(long)]
+    out_dir: Option<PathBuf>,
+    #[arg(long)]
+    net_id: Option<String>,
+    #[arg(long)]
+    superbatches: Option<usize>,
+    #[arg(long)]
+    batch_size: Option<usize>,
+    #[arg(long)]
+    batches_per_superbatch: Option<usize>,
+    /// Checkpoint every this many superbatches.
+    #[arg(long)]
+    save_rate: Option<usize>,
+    #[arg(long)]
+    threads: Option<usize>,
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Positions held out for the validation loss.
+    #[arg(long)]
+    validation: Option<u64>,
+    #[arg(long, value_enum)]
+    lr_schedule: Option<LrKind>,
+    /// Initial learning rate.
+    #[arg(long)]
+    lr: Option<f32>,
+    /// Step schedule: multiply by this every --lr-step superbatches.
+    #[arg(long)]
+    lr_gamma: Option<f32>,
+    #[arg(long)]
+    lr_step: Option<usize>,
+    /// Cosine schedule: learning rate reached at the last superbatch.
+    #[arg(long)]
+    lr_end: Option<f32>,
+    /// λ, the weight of the game result in the target.
+    #[arg(long)]
+    wdl: Option<f32>,
+    /// Taper λ linearly from --wdl to this.
+    #[arg(long)]
+    wdl_end: Option<f32>,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum LrKind {
+    Constant,
+    Step,
+    Cosine,
+}
+
+impl TrainArgs {
+    fn changes_settings(&self) -> bool {
+        self.config.is_some()
+            || !self.data.is_empty()
+            || !self.viri.is_empty()
+            || self.net_id.is_some()
+            || self.superbatches.is_some()
+            || self.batch_size.is_some()
+            || self.batches_per_superbatch.is_some()
+            || self.save_rate.is_some()
+            || self.threads.is_some()
+            || self.seed.is_some()
+            || self.validation.is_some()
+            || self.lr_schedule.is_some()
+            || self.lr.is_some()
+            || self.lr_gamma.is_some()
+            || self.lr_step.is_some()
+            || self.lr_end.is_some()
+            || self.wdl.is_some()
+            || self.wdl_end.is_some()
+    }
+
+    fn apply(&self, config: &mut Config) {
+        config.data.extend(self.data.iter().cloned());
+        config.viri.extend(self.viri.iter().cloned());
+        macro_rules! set {
+            ($($field:ident),*) => {$(if let Some(v) = self.$field.clone() { config.$field = v; })*};
+        }
+        set!(
+            out_dir,
+            net_id,
+            superbatches,
+            batch_size,
+            batches_per_superbatch,
+            save_rate,
+            threads,
+            seed,
+            validation
+        );
+
+        let (start, gamma, step, end) = match config.lr {
+            LrSchedule::Constant { value } => (value, 0.1, 18, value * 0.01),
+            LrSchedule::Step { start, gamma, step } => (start, gamma, step, start * 0.01),
+            LrSchedule::Cosine { start, end, .. } => (start, 0.1, 18, end),
+        };
+        let kind = self.lr_schedule.unwrap_or(match config.lr {
+            LrSchedule::Constant { .. } => LrKind::Constant,
+            LrSchedule::Step { .. } => LrKind::Step,
+            LrSchedule::Cosine { .. } => LrKind::Cosine,
+        });
+        let start = self.lr.unwrap_or(start);
+        let new_lr = match kind {
+            LrKind::Constant => LrSchedule::Constant { value: start },
+            LrKind::Step => LrSchedule::Step {
+                start,
+                gamma: self.lr_gamma.unwrap_or(gamma),
+                step: self.lr_step.unwrap_or(step),
+            },
+            LrKind::Cosine => LrSchedule::Cosine {
+                start,
+                end: self.lr_end.unwrap_or(end),
+                final_superbatch: config.superbatches,
+            },
+        };
+        let lr_flags = [
+            self.lr.is_some(),
+            self.lr_gamma.is_some(),
+            self.lr_step.is_some(),
+            self.lr_end.is_some(),
+        ];
+        if self.lr_schedule.is_some() || lr_flags.contains(&true) {
+            config.lr = new_lr;
+        }
+        match (self.wdl, self.wdl_end) {
+            (Some(start), Some(end)) => config.wdl = WdlSchedule::Linear { start, end },
+            (Some(value), None) => config.wdl = WdlSchedule::Constant { value },
+            (None, Some(end)) => {
+                let start = match config.wdl {
+                    WdlSchedule::Constant { value } => value,
+                    WdlSchedule::Linear { start, .. } => start,
+                };
+                config.wdl = WdlSchedule::Linear { start, end };
+            }
+            (None, None) => {}
         }
     }
+}
+
+fn train(args: &TrainArgs) -> Result<()> {
+    if let Some(path) = &args.resume {
+        if args.changes_settings() {
+            return Err(TrainerError::Config(
+                "--resume takes its settings from the checkpoint; only --out-dir may be given"
+                    .into(),
+            ));
+        }
+        let checkpoint = Checkpoint::load(path)?;
+        let mut config = Config::from_toml(&checkpoint.config_toml)?;
+        if let Some(dir) = &args.out_dir {
+            config.out_dir = dir.clone();
+        }
+        run(
+            &config,
+            Start {
+                resume: Some(checkpoint),
+                quiet: false,
+            },
+        )?;
+        return Ok(());
+    }
+    let mut config = match &args.config {
+        Some(path) => {
+            Config::from_toml(&std::fs::read_to_string(path).map_err(TrainerError::io(path))?)?
+        }
+        None => Config::default(),
+    };
+    args.apply(&mut config);
+    run(
+        &config,
+        Start {
+            resume: None,
+            quiet: false,
+        },
+    )?;
     Ok(())
+}
+
+fn convert(viri: &[PathBuf], out: &Path, filter: Option<&PathBuf>) -> Result<()> {
+    let filter = match filter {
+        Some(path) => {
+            Filter::from_path(path).map_err(|e| TrainerError::Config(format!("{e:#}")))?
+        }
+        None => Filter::default(),
+    };
+    let mut boards = Vec::new();
+    for path in viri {
+        boards.extend(read_viriformat(path, &filter)?);
+    }
+    write_bulletformat(out, &boards)?;
+    println!("wrote {} positions to {}", boards.len(), out.display());
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    let outcome = match Cli::parse().command {
+        Command::Init { seed, out } => std::fs::write(&out, Network::random(seed).to_bytes())
+            .map_err(TrainerError::io(&out))
+            .map(|()| println!("wrote random network (seed {seed}) to {}", out.display())),
+        Command::Train(args) => train(&args),
+        Command::Convert { viri, out, filter } => convert(&viri, &out, filter.as_ref()),
+        Command::Synth {
+            positions,
+            seed,
+            out,
+        } => write_bulletformat(&out, &synthetic::dataset(positions, seed))
+            .map(|()| println!("wrote {positions} positions to {}", out.display())),
+        Command::Bench {
+            positions,
+            batches,
+            threads,
+        } => {
+            println!("{:>6} {:>8} {:>14}", "N", "threads", "positions/s");
+            bench::run(positions, batches, &threads, |m| {
+                println!(
+                    "{:>6} {:>8} {:>14.0}",
+                    m.hidden, m.threads, m.positions_per_second
+                )
+            })
+        }
+    };
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
 }

@@ -1,0 +1,255 @@
+//! Everything needed to continue a run exactly: config, float weights, AdamW moments, the
+//! batch counter (which is also the data position: sample order is a pure function of seed and
+//! counter, so there is no other RNG state) and the history so far.
+//!
+//! Files are written to a temporary name, synced, then renamed, so a crash never leaves a
+//! half-written checkpoint or net under the real name. A trailing checksum catches corruption.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use crate::error::{Result, TrainerError};
+use crate::history::Record;
+
+const MAGIC: &[u8; 8] = b"PATINACK";
+const VERSION: u32 = 1;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Checkpoint {
+    pub config_toml: String,
+    pub hidden: u64,
+    /// Reproducibility holds for the same thread count.
+    pub threads: u64,
+    pub step: u64,
+    /// Positions in the data set, to catch resuming on different data.
+    pub data_len: u64,
+    pub history: Vec<Record>,
+    pub params: Vec<f32>,
+    pub momentum: Vec<f32>,
+    pub velocity: Vec<f32>,
+}
+
+impl Checkpoint {
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = MAGIC.to_vec();
+        out.extend(VERSION.to_le_bytes());
+        for v in [
+            self.hidden,
+            self.threads,
+            self.step,
+            self.data_len,
+            self.config_toml.len() as u64,
+        ] {
+            out.extend(v.to_le_bytes());
+        }
+        out.extend(self.config_toml.as_bytes());
+        out.extend((self.history.len() as u64).to_le_bytes());
+        for r in &self.history {
+            out.extend(r.superbatch.to_le_bytes());
+            for v in [
+                r.train_loss,
+                r.validation_loss,
+                f64::from(r.lr),
+                f64::from(r.wdl),
+                r.positions_per_second,
+                r.seconds,
+            ] {
+                out.extend(v.to_le_bytes());
+            }
+        }
+        for values in [&self.params, &self.momentum, &self.velocity] {
+            out.extend((values.len() as u64).to_le_bytes());
+            out.extend(values.iter().flat_map(|v| v.to_le_bytes()));
+        }
+        let sum = checksum(&out);
+        out.extend(sum.to_le_bytes());
+        out
+    }
+
+    pub fn from_bytes(bytes: &[u8]) -> std::result::Result<Self, String> {
+        let body_len = bytes.len().checked_sub(8).ok_or("too short")?;
+        let (body, sum) = bytes.split_at(body_len);
+        if checksum(body).to_le_bytes() != sum {
+            return Err("checksum mismatch: the file is damaged or not a checkpoint".into());
+        }
+        let mut r = Reader(body);
+        if r.take(8)? != MAGIC {
+            return Err("not a Patina trainer checkpoint".into());
+        }
+        let version = u32::from_le_bytes(r.take(4)?.try_into().unwrap());
+        if version != VERSION {
+            return Err(format!(
+                "checkpoint version {version}, this trainer reads {VERSION}"
+            ));
+        }
+        let (hidden, threads, step, data_len) = (r.u64()?, r.u64()?, r.u64()?, r.u64()?);
+        let config_len = r.len()?;
+        let config_toml =
+            String::from_utf8(r.take(config_len)?.to_vec()).map_err(|_| "config is not UTF-8")?;
+        let mut history = Vec::new();
+        for _ in 0..r.len()? {
+            let superbatch = r.u64()?;
+            let mut v = [0.0; 6];
+            for x in &mut v {
+                *x = r.f64()?;
+            }
+            history.push(Record {
+                superbatch,
+                train_loss: v[0],
+                validation_loss: v[1],
+                lr: v[2] as f32,
+                wdl: v[3] as f32,
+                positions_per_second: v[4],
+                seconds: v[5],
+            });
+        }
+        let [params, momentum, velocity] = [r.f32s()?, r.f32s()?, r.f32s()?];
+        if !r.0.is_empty() {
+            return Err("trailing bytes".into());
+        }
+        Ok(Self {
+            config_toml,
+            hidden,
+            threads,
+            step,
+            data_len,
+            history,
+            params,
+            momentum,
+            velocity,
+        })
+    }
+
+    pub fn save(&self, path: &Path) -> Result<()> {
+        write_atomic(path, &self.to_bytes())
+    }
+
+    pub fn load(path: &Path) -> Result<Self> {
+        let bytes = std::fs::read(path).map_err(TrainerError::io(path))?;
+        Self::from_bytes(&bytes).map_err(|reason| TrainerError::BadCheckpoint {
+            path: path.to_owned(),
+            reason,
+        })
+    }
+}
+
+/// Writes `bytes` under a temporary name, syncs, then renames over `path`.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let temporary = temporary_path(path);
+    let write = || -> std::io::Result<()> {
+        let mut file = std::fs::File::create(&temporary)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        std::fs::rename(&temporary, path)
+    };
+    write().map_err(TrainerError::io(path))
+}
+
+/// `dir/name` → `dir/.name.tmp`, on the same file system so the rename is atomic.
+pub fn temporary_path(path: &Path) -> PathBuf {
+    let name = path
+        .file_name()
+        .map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
+    path.with_file_name(format!(".{name}.tmp"))
+}
+
+/// FNV-1a, 64-bit: enough to tell a damaged file from a good one.
+fn checksum(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xCBF2_9CE4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01B3)
+    })
+}
+
+struct Reader<'a>(&'a [u8]);
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> std::result::Result<&'a [u8], String> {
+        if self.0.len() < n {
+            return Err("truncated".into());
+        }
+        let (head, rest) = self.0.split_at(n);
+        self.0 = rest;
+        Ok(head)
+    }
+
+    fn u64(&mut self) -> std::result::Result<u64, String> {
+        Ok(u64::from_le_bytes(self.take(8)?.try_into().unwrap()))
+    }
+
+    fn f64(&mut self) -> std::result::Result<f64, String> {
+        Ok(f64::from_le_bytes(self.take(8)?.try_into().unwrap()))
+    }
+
+    /// A length that must fit in what is left.
+    fn len(&mut self) -> std::result::Result<usize, String> {
+        let n = self.u64()?;
+        usize::try_from(n)
+            .ok()
+            .filter(|&n| n <= self.0.len())
+            .ok_or_else(|| "length past the end".into())
+    }
+
+    fn f32s(&mut self) -> std::result::Result<Vec<f32>, String> {
+        let n = self.u64()?;
+        let n = usize::try_from(n)
+            .ok()
+            .filter(|n| n.checked_mul(4).is_some_and(|b| b <= self.0.len()));
+        let bytes = self.take(n.ok_or("length past the end")? * 4)?;
+        Ok(bytes
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes(b.try_into().unwrap()))
+            .collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Checkpoint {
+        Checkpoint {
+            config_toml: "net_id = \"x\"\n".into(),
+            hidden: 64,
+            threads: 2,
+            step: 12,
+            data_len: 1000,
+            history: vec![Record {
+                superbatch: 1,
+                train_loss: 0.1,
+                validation_loss: f64::NAN,
+                lr: 0.001,
+                wdl: 0.5,
+                positions_per_second: 1e6,
+                seconds: 2.0,
+            }],
+            params: vec![1.0, -2.5],
+            momentum: vec![0.0, 0.125],
+            velocity: vec![3.0, 4.0],
+        }
+    }
+
+    #[test]
+    fn round_trips_through_a_file() {
+        let dir = std::env::temp_dir().join(format!("patina-ckpt-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("a.ckpt");
+        let checkpoint = sample();
+        checkpoint.save(&path).unwrap();
+        let loaded = Checkpoint::load(&path).unwrap();
+        assert_eq!(loaded.to_bytes(), checkpoint.to_bytes());
+        assert!(!temporary_path(&path).exists());
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn damage_and_truncation_are_reported() {
+        let bytes = sample().to_bytes();
+        assert!(Checkpoint::from_bytes(&bytes[..bytes.len() - 9]).is_err());
+        let mut flipped = bytes.clone();
+        flipped[20] ^= 1;
+        assert!(Checkpoint::from_bytes(&flipped)
+            .unwrap_err()
+            .contains("checksum"));
+        assert!(Checkpoint::from_bytes(&[]).is_err());
+    }
+}

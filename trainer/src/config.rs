@@ -1,0 +1,141 @@
+//! Everything that defines a training run, from a TOML file and/or the command line, printed
+//! at the start and saved beside the output so a net can be traced to how it was made.
+
+use std::fmt;
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+use viriformat::dataformat::Filter;
+
+use crate::error::{Result, TrainerError};
+use crate::schedule::{LrSchedule, WdlSchedule};
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    /// Names the output files: `<net_id>.nnue`, `<net_id>-<superbatch>.nnue`, ….
+    pub net_id: String,
+    /// bulletformat files (32-byte `ChessBoard` records).
+    pub data: Vec<PathBuf>,
+    /// viriformat game files, unpacked through `filter`.
+    pub viri: Vec<PathBuf>,
+    pub out_dir: PathBuf,
+    pub superbatches: usize,
+    pub batch_size: usize,
+    pub batches_per_superbatch: usize,
+    /// Checkpoint and numbered net every this many superbatches (and always at the end).
+    pub save_rate: usize,
+    /// Results are reproducible for a given seed and thread count.
+    pub threads: usize,
+    pub seed: u64,
+    /// Positions held out for the validation loss (at most a tenth of the data).
+    pub validation: u64,
+    pub lr: LrSchedule,
+    pub wdl: WdlSchedule,
+    /// viriformat's position filter; its random-skipping options are refused (not reproducible).
+    pub filter: Filter,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            net_id: "patina".into(),
+            data: Vec::new(),
+            viri: Vec::new(),
+            out_dir: "checkpoints".into(),
+            superbatches: 40,
+            batch_size: 16_384,
+            batches_per_superbatch: 6104,
+            save_rate: 10,
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            seed: 0,
+            validation: 1 << 18,
+            lr: LrSchedule::Step {
+                start: 0.001,
+                gamma: 0.1,
+                step: 18,
+            },
+            wdl: WdlSchedule::Constant { value: 0.75 },
+            filter: Filter::default(),
+        }
+    }
+}
+
+impl Config {
+    pub fn from_toml(text: &str) -> Result<Self> {
+        toml::from_str(text).map_err(|e| TrainerError::Config(e.to_string()))
+    }
+
+    pub fn to_toml(&self) -> String {
+        toml::to_string_pretty(self).expect("a config always serialises")
+    }
+
+    pub fn validate(&self) -> Result<()> {
+        let fail = |reason: &str| Err(TrainerError::Config(reason.into()));
+        if self.data.is_empty() && self.viri.is_empty() {
+            return fail(
+                "no data: give bulletformat files with --data or viriformat files with --viri",
+            );
+        }
+        if self.batch_size == 0 || self.batches_per_superbatch == 0 || self.superbatches == 0 {
+            return fail("batch size, batches per superbatch and superbatches must be at least 1");
+        }
+        if self.threads == 0 || self.save_rate == 0 {
+            return fail("threads and save rate must be at least 1");
+        }
+        let f = &self.filter;
+        if f.random_fen_skipping || f.wdl_filtered || f.material_count_filtered {
+            return fail("viriformat's random skipping draws from a thread RNG and would make runs irreproducible");
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for Config {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        let net = format!("768→{}x2→1 SCReLU", patina::nnue::HIDDEN);
+        writeln!(f, "net               {} ({net})", self.net_id)?;
+        for path in &self.data {
+            writeln!(f, "bulletformat      {}", path.display())?;
+        }
+        for path in &self.viri {
+            writeln!(f, "viriformat        {}", path.display())?;
+        }
+        writeln!(f, "output            {}", self.out_dir.display())?;
+        writeln!(
+            f,
+            "superbatches      {} × {} batches × {} positions",
+            self.superbatches, self.batches_per_superbatch, self.batch_size
+        )?;
+        writeln!(f, "learning rate     {}", self.lr)?;
+        writeln!(f, "wdl (λ)           {}", self.wdl)?;
+        writeln!(f, "save every        {} superbatches", self.save_rate)?;
+        writeln!(f, "threads, seed     {}, {}", self.threads, self.seed)?;
+        write!(f, "validation        {} positions", self.validation)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn toml_round_trips_and_partial_files_take_defaults() {
+        let config = Config::from_toml(
+            "net_id = \"x\"\ndata = [\"a.bin\"]\n[lr]\nkind = \"cosine\"\nstart = 0.001\nend = 0.00001\nfinal_superbatch = 5\n",
+        )
+        .unwrap();
+        assert_eq!(config.batch_size, 16_384);
+        assert_eq!(
+            config.lr,
+            LrSchedule::Cosine {
+                start: 0.001,
+                end: 0.00001,
+                final_superbatch: 5
+            }
+        );
+        let again = Config::from_toml(&config.to_toml()).unwrap();
+        assert_eq!(again.to_toml(), config.to_toml());
+        assert!(Config::from_toml("bogus = 1").is_err());
+    }
+}

@@ -1,0 +1,142 @@
+//! The network's inputs for one bulletformat position, for both perspectives at once.
+//!
+//! A `ChessBoard` is stored from the side to move's view: squares are flipped when Black is to
+//! move and piece colour bit 3 means "the opponent's". bullet's chess768 then reads the side to
+//! move's perspective straight off the record and the other perspective by swapping colours and
+//! flipping ranks — which is `patina::nnue::feature_index` for the two real colours.
+
+use bulletformat::ChessBoard;
+use patina::nnue::SCALE;
+
+/// A position has at most 32 pieces.
+pub const MAX_ACTIVE: usize = 32;
+
+/// Rows of the feature weights that are active, per perspective.
+#[derive(Clone, Copy, Debug)]
+pub struct Features {
+    pub stm: [u16; MAX_ACTIVE],
+    pub ntm: [u16; MAX_ACTIVE],
+    pub len: usize,
+}
+
+impl Features {
+    /// The record must have passed `check_record` (at most 32 pieces, piece types 0–5).
+    pub fn of(board: &ChessBoard) -> Self {
+        let mut features = Self {
+            stm: [0; MAX_ACTIVE],
+            ntm: [0; MAX_ACTIVE],
+            len: 0,
+        };
+        for (piece, square) in *board {
+            let theirs = u16::from(piece >> 3);
+            let piece_square = 64 * u16::from(piece & 7);
+            let square = u16::from(square);
+            features.stm[features.len] = 384 * theirs + piece_square + square;
+            features.ntm[features.len] = 384 * (1 - theirs) + piece_square + (square ^ 56);
+            features.len += 1;
+        }
+        features
+    }
+
+    pub fn stm(&self) -> &[u16] {
+        &self.stm[..self.len]
+    }
+
+    pub fn ntm(&self) -> &[u16] {
+        &self.ntm[..self.len]
+    }
+}
+
+/// Why a record cannot be turned into features, if it cannot.
+pub fn check_record(board: &ChessBoard) -> Result<(), &'static str> {
+    let pieces = board.occ.count_ones() as usize;
+    if pieces > MAX_ACTIVE {
+        return Err("more than 32 pieces");
+    }
+    let codes = (0..pieces).map(|i| (board.pcs[i / 2] >> (4 * (i & 1))) & 0b1111);
+    if codes.into_iter().any(|code| code & 7 > 5) {
+        return Err("piece code is not a chess piece");
+    }
+    if board.result > 2 {
+        return Err("result is not 0, 1 or 2");
+    }
+    Ok(())
+}
+
+/// bullet's target: λ·result + (1−λ)·sigmoid(score / SCALE), both from the side to move's view.
+#[inline]
+pub fn target(board: &ChessBoard, wdl: f32) -> f32 {
+    let result = f32::from(board.result) / 2.0;
+    let score = sigmoid(f32::from(board.score) * (1.0 / SCALE as f32));
+    wdl * result + (1.0 - wdl) * score
+}
+
+#[inline(always)]
+pub fn sigmoid(x: f32) -> f32 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use patina::board::Board;
+    use patina::nnue::feature_index;
+    use patina::types::Color;
+
+    /// Converts through bulletformat's own FEN parser, independent of patina's board.
+    fn record(fen: &str) -> ChessBoard {
+        format!("{fen} | 0 | 0.5").parse().expect("valid FEN")
+    }
+
+    fn patina_features(board: &Board, perspective: Color) -> Vec<u16> {
+        let mut features: Vec<u16> = board
+            .occupied()
+            .map(|sq| feature_index(perspective, board.piece_at(sq).unwrap(), sq) as u16)
+            .collect();
+        features.sort_unstable();
+        features
+    }
+
+    #[test]
+    fn both_perspectives_match_the_engine() {
+        let fens = [
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1",
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 b - - 0 1",
+            "4k3/8/8/8/8/8/8/4K2R b K - 0 1",
+        ];
+        for fen in fens {
+            let board = Board::from_fen(fen).unwrap();
+            let features = Features::of(&record(fen));
+            let (us, them) = (board.side_to_move(), !board.side_to_move());
+            let mut stm = features.stm().to_vec();
+            let mut ntm = features.ntm().to_vec();
+            stm.sort_unstable();
+            ntm.sort_unstable();
+            assert_eq!(stm, patina_features(&board, us), "side to move, {fen}");
+            assert_eq!(ntm, patina_features(&board, them), "other side, {fen}");
+        }
+    }
+
+    #[test]
+    fn target_blends_result_and_score_from_the_side_to_move() {
+        let mut board = record("4k3/8/8/8/8/8/8/4K2R b K - 0 1");
+        board.score = 400;
+        board.result = 2;
+        assert!((target(&board, 0.0) - sigmoid(1.0)).abs() < 1e-6);
+        assert_eq!(target(&board, 1.0), 1.0);
+        assert!((target(&board, 0.5) - 0.5 * (1.0 + sigmoid(1.0))).abs() < 1e-6);
+    }
+
+    #[test]
+    fn malformed_records_are_rejected() {
+        let mut board = record("4k3/8/8/8/8/8/8/4K2R w K - 0 1");
+        assert!(check_record(&board).is_ok());
+        board.pcs[0] |= 0b0111;
+        assert!(check_record(&board).is_err());
+        let mut board = record("4k3/8/8/8/8/8/8/4K2R w K - 0 1");
+        board.occ = u64::MAX;
+        assert!(check_record(&board).is_err());
+    }
+}

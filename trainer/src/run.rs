@@ -1,0 +1,221 @@
+//! A whole training run: superbatches of batches, validation, logs, checkpoints and nets.
+//!
+//! Files in the output directory:
+//! `config.toml` (the run's settings), `<id>-<sb>.ckpt` and `<id>-<sb>.nnue` at every save
+//! point, `<id>.nnue` (quantised, for the engine's EvalFile) and `<id>.f32` (float copy) at the
+//! end, `log.csv` and `loss.png` after every superbatch.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use patina::nnue::HIDDEN;
+
+use crate::checkpoint::{write_atomic, Checkpoint};
+use crate::config::Config;
+use crate::error::{Result, TrainerError};
+use crate::history::{self, Record};
+use crate::loader::Dataset;
+use crate::model::Model;
+use crate::optim::AdamW;
+use crate::plot;
+use crate::quantise::{float_bytes, quantise};
+use crate::shuffle::Split;
+use crate::train::Trainer;
+
+/// What a run needs beyond its config.
+pub struct Start {
+    /// Continue from this checkpoint instead of a fresh random net.
+    pub resume: Option<Checkpoint>,
+    /// No progress bar or per-superbatch lines (tests).
+    pub quiet: bool,
+}
+
+/// Trains to the end of the schedule and returns the path of the final quantised net.
+pub fn run(config: &Config, start: Start) -> Result<PathBuf> {
+    config.validate()?;
+    let say = |line: String| {
+        if !start.quiet {
+            println!("{line}");
+        }
+    };
+    std::fs::create_dir_all(&config.out_dir).map_err(TrainerError::io(&config.out_dir))?;
+    write_atomic(
+        &config.out_dir.join("config.toml"),
+        config.to_toml().as_bytes(),
+    )?;
+    say(format!("{config}"));
+
+    let data = Dataset::open(&config.data, &config.viri, &config.filter)?;
+    let split = Split::new(data.len(), config.validation, config.seed)?;
+    say(format!(
+        "positions         {} ({} training, {} validation), {:.2} epochs",
+        data.len(),
+        split.training_len(),
+        split.validation_len(),
+        (config.superbatches * config.batches_per_superbatch * config.batch_size) as f64
+            / split.training_len() as f64
+    ));
+
+    let mut trainer = Trainer::<HIDDEN>::new(
+        Model::random(config.seed),
+        &data,
+        split,
+        config.batch_size,
+        config.threads,
+    )?;
+    let mut history = Vec::new();
+    if let Some(checkpoint) = start.resume {
+        restore(&mut trainer, &mut history, checkpoint, data.len(), config)?;
+        say(format!("resumed after batch {}", trainer.step));
+    }
+
+    let batches = config.batches_per_superbatch as u64;
+    let first_superbatch = trainer.step / batches + 1;
+    let timer = Instant::now();
+    for superbatch in first_superbatch..=config.superbatches as u64 {
+        let sb = superbatch as usize;
+        let (lr, wdl) = (config.lr.lr(sb), config.wdl.wdl(sb, config.superbatches));
+        let bar = progress_bar(superbatch, config, start.quiet);
+        let clock = Instant::now();
+        let mut loss_sum = 0.0;
+        for batch in 0..batches {
+            loss_sum += trainer.train_batch(lr, wdl)?;
+            if batch % 32 == 31 || batch + 1 == batches {
+                bar.set_position(batch + 1);
+                bar.set_message(format!("loss {:.6}", loss_sum / (batch + 1) as f64));
+            }
+        }
+        bar.finish_and_clear();
+        let seconds = clock.elapsed().as_secs_f64();
+        let record = Record {
+            superbatch,
+            train_loss: loss_sum / batches as f64,
+            validation_loss: trainer.validation_loss(wdl).unwrap_or(f64::NAN),
+            lr,
+            wdl,
+            positions_per_second: (batches as usize * config.batch_size) as f64 / seconds,
+            seconds,
+        };
+        history.push(record);
+        let done = superbatch - first_superbatch + 1;
+        let left = config.superbatches as u64 - superbatch;
+        let eta = timer.elapsed().as_secs_f64() / done as f64 * left as f64;
+        say(format!(
+            "superbatch {superbatch:>4}/{} | loss {:.6} | validation {:.6} | {:.2}M pos/s | lr {lr:.3e} | wdl {wdl:.2} | ETA {}",
+            config.superbatches,
+            record.train_loss,
+            record.validation_loss,
+            record.positions_per_second / 1e6,
+            hms(eta)
+        ));
+        write_atomic(
+            &config.out_dir.join("log.csv"),
+            history::csv(&history).as_bytes(),
+        )?;
+        plot::loss_curve(&config.out_dir.join("loss.png"), &history)?;
+
+        if superbatch % config.save_rate as u64 == 0 || superbatch == config.superbatches as u64 {
+            let name = format!("{}-{superbatch}", config.net_id);
+            save_net(&trainer.model, &config.out_dir.join(format!("{name}.nnue")))?;
+            checkpoint(&trainer, &history, config, data.len())
+                .save(&config.out_dir.join(format!("{name}.ckpt")))?;
+            say(format!("saved {name}.nnue and {name}.ckpt"));
+        }
+    }
+
+    let net = config.out_dir.join(format!("{}.nnue", config.net_id));
+    save_net(&trainer.model, &net)?;
+    write_atomic(&net.with_extension("f32"), &float_bytes(&trainer.model))?;
+    say(format!(
+        "wrote {} and {}",
+        net.display(),
+        net.with_extension("f32").display()
+    ));
+    Ok(net)
+}
+
+pub fn save_net(model: &Model<HIDDEN>, path: &Path) -> Result<()> {
+    write_atomic(path, &quantise(model).to_bytes())
+}
+
+fn checkpoint(
+    trainer: &Trainer<HIDDEN>,
+    history: &[Record],
+    config: &Config,
+    data_len: u64,
+) -> Checkpoint {
+    Checkpoint {
+        config_toml: config.to_toml(),
+        hidden: HIDDEN as u64,
+        threads: config.threads as u64,
+        step: trainer.step,
+        data_len,
+        history: history.to_vec(),
+        params: trainer.model.params.clone(),
+        momentum: trainer.adam.momentum.clone(),
+        velocity: trainer.adam.velocity.clone(),
+    }
+}
+
+fn restore(
+    trainer: &mut Trainer<HIDDEN>,
+    history: &mut Vec<Record>,
+    checkpoint: Checkpoint,
+    data_len: u64,
+    config: &Config,
+) -> Result<()> {
+    let fail = |reason: String| Err(TrainerError::Config(format!("cannot resume: {reason}")));
+    if checkpoint.hidden != HIDDEN as u64 {
+        return fail(format!(
+            "checkpoint has N = {}, this build N = {HIDDEN}",
+            checkpoint.hidden
+        ));
+    }
+    if checkpoint.data_len != data_len {
+        return fail(format!(
+            "checkpoint was trained on {} positions, the data now has {data_len}",
+            checkpoint.data_len
+        ));
+    }
+    if checkpoint.threads != config.threads as u64 {
+        return fail(format!(
+            "checkpoint used {} threads; results are only reproducible with the same count",
+            checkpoint.threads
+        ));
+    }
+    let len = Model::<HIDDEN>::LEN;
+    if checkpoint.momentum.len() != len || checkpoint.velocity.len() != len {
+        return fail("optimiser state has the wrong size".into());
+    }
+    trainer.model = Model::from_params(checkpoint.params).ok_or(TrainerError::Config(
+        "cannot resume: weights have the wrong size".into(),
+    ))?;
+    trainer.adam = AdamW {
+        momentum: checkpoint.momentum,
+        velocity: checkpoint.velocity,
+    };
+    trainer.step = checkpoint.step;
+    *history = checkpoint.history;
+    Ok(())
+}
+
+fn progress_bar(superbatch: u64, config: &Config, quiet: bool) -> ProgressBar {
+    if quiet {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(config.batches_per_superbatch as u64);
+    let style = ProgressStyle::with_template(
+        "superbatch {prefix} [{bar:30}] {pos}/{len} batches {msg} | ETA {eta}",
+    )
+    .expect("valid template")
+    .progress_chars("=> ");
+    bar.set_style(style);
+    bar.set_prefix(format!("{superbatch:>4}/{}", config.superbatches));
+    bar
+}
+
+fn hms(seconds: f64) -> String {
+    let s = seconds.round() as u64;
+    format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
+}

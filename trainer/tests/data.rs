@@ -1,0 +1,148 @@
+//! Reading data: bulletformat round trips, viriformat unpacking, and clear errors on bad files.
+
+use std::path::PathBuf;
+
+use patina::board::Board;
+use patina::nnue::feature_index;
+use trainer::error::TrainerError;
+use trainer::features::Features;
+use trainer::loader::{read_viriformat, write_bulletformat, Dataset};
+use trainer::synthetic;
+use viriformat::chess::board::{Board as ViriBoard, GameOutcome, WinType};
+use viriformat::dataformat::{Filter, Game};
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("patina-trainer-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn open(path: &PathBuf) -> Result<Dataset, TrainerError> {
+    Dataset::open(std::slice::from_ref(path), &[], &Filter::default())
+}
+
+#[test]
+fn bulletformat_round_trips() {
+    let dir = temp_dir("roundtrip");
+    let boards = synthetic::dataset(500, 9);
+    let (a, b) = (dir.join("a.bin"), dir.join("b.bin"));
+    write_bulletformat(&a, &boards[..300]).unwrap();
+    write_bulletformat(&b, &boards[300..]).unwrap();
+    let data = Dataset::open(&[a, b], &[], &Filter::default()).unwrap();
+    assert_eq!(data.len(), 500);
+    for (i, board) in boards.iter().enumerate() {
+        assert_eq!(data.get(i as u64), *board);
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn bad_bulletformat_files_are_errors() {
+    let dir = temp_dir("bad");
+    let path = dir.join("data.bin");
+    write_bulletformat(&path, &synthetic::dataset(10, 1)).unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+
+    std::fs::write(&path, &bytes[..bytes.len() - 5]).unwrap();
+    assert!(matches!(
+        open(&path),
+        Err(TrainerError::NotBulletformat { len: 315, .. })
+    ));
+
+    let mut corrupt = bytes.clone();
+    corrupt[3 * 32 + 8] = 0x77; // piece code 7 in record 3
+    std::fs::write(&path, &corrupt).unwrap();
+    assert!(matches!(
+        open(&path),
+        Err(TrainerError::BadRecord { index: 3, .. })
+    ));
+
+    std::fs::write(&path, []).unwrap();
+    assert!(matches!(open(&path), Err(TrainerError::NoPositions(_))));
+
+    assert!(matches!(
+        open(&dir.join("missing.bin")),
+        Err(TrainerError::Io { .. })
+    ));
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A short game from viriformat's own board, with the FEN of every position.
+fn viri_game(plies: usize) -> (Game, Vec<String>) {
+    let mut board = ViriBoard::default();
+    let mut game = Game::new(&board);
+    let mut fens = Vec::new();
+    for ply in 0..plies {
+        let moves = board.legal_moves();
+        let mv = moves[(ply * 7) % moves.len()];
+        fens.push(board.to_string());
+        game.add_move(mv, (ply as i16 - 3) * 25);
+        board.make_move_simple(mv);
+    }
+    game.set_outcome(GameOutcome::WhiteWin(WinType::Mate));
+    (game, fens)
+}
+
+#[test]
+fn viriformat_games_unpack_to_the_same_positions() {
+    let dir = temp_dir("viri");
+    let path = dir.join("games.vf");
+    let (game, fens) = viri_game(10);
+    let mut bytes = Vec::new();
+    game.serialise_into(&mut bytes).unwrap();
+    game.serialise_into(&mut bytes).unwrap();
+    std::fs::write(&path, &bytes).unwrap();
+
+    let records = read_viriformat(&path, &Filter::UNRESTRICTED).unwrap();
+    assert_eq!(records.len(), 20);
+    for (ply, (record, fen)) in records.iter().zip(&fens).enumerate() {
+        let board = Board::from_fen(fen).unwrap();
+        let us = board.side_to_move();
+        let mut expected: Vec<u16> = board
+            .occupied()
+            .map(|sq| feature_index(us, board.piece_at(sq).unwrap(), sq) as u16)
+            .collect();
+        let mut got = Features::of(record).stm().to_vec();
+        expected.sort_unstable();
+        got.sort_unstable();
+        assert_eq!(got, expected, "{fen}");
+        let white_eval = (ply as i16 - 3) * 25;
+        let white_to_move = ply % 2 == 0;
+        assert_eq!(
+            record.score,
+            if white_to_move {
+                white_eval
+            } else {
+                -white_eval
+            }
+        );
+        assert_eq!(
+            record.result,
+            if white_to_move { 2 } else { 0 },
+            "White won"
+        );
+    }
+
+    // viriformat's default filter drops the first 16 plies: nothing is left.
+    let data = Dataset::open(&[], std::slice::from_ref(&path), &Filter::default());
+    assert!(matches!(data, Err(TrainerError::NoPositions(_))));
+
+    std::fs::write(&path, &bytes[..bytes.len() - 3]).unwrap();
+    let err = read_viriformat(&path, &Filter::UNRESTRICTED).unwrap_err();
+    assert!(err.to_string().contains("truncated"), "{err}");
+
+    let mut bad_result = bytes.clone();
+    bad_result[30] = 7;
+    std::fs::write(&path, &bad_result).unwrap();
+    assert!(matches!(
+        read_viriformat(&path, &Filter::UNRESTRICTED),
+        Err(TrainerError::BadGame { offset: 0, .. })
+    ));
+
+    let mut illegal = bytes.clone();
+    illegal[32..34].copy_from_slice(&(0o10u16 | (0o50 << 6)).to_le_bytes()); // a2a6
+    std::fs::write(&path, &illegal).unwrap();
+    let err = read_viriformat(&path, &Filter::UNRESTRICTED).unwrap_err();
+    assert!(err.to_string().contains("not legal"), "{err}");
+    std::fs::remove_dir_all(dir).unwrap();
+}

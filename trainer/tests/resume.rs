@@ -1,0 +1,106 @@
+//! A run interrupted at a checkpoint and resumed ends bit-identical to an uninterrupted run.
+
+use std::path::PathBuf;
+
+use trainer::checkpoint::Checkpoint;
+use trainer::config::Config;
+use trainer::loader::write_bulletformat;
+use trainer::run::{run, Start};
+use trainer::schedule::{LrSchedule, WdlSchedule};
+use trainer::synthetic;
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("patina-trainer-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn checkpoint_and_resume_match_an_uninterrupted_run() {
+    let dir = temp_dir("resume");
+    let data = dir.join("data.bin");
+    write_bulletformat(&data, &synthetic::dataset(6_000, 3)).unwrap();
+    let config = Config {
+        net_id: "t".into(),
+        data: vec![data],
+        out_dir: dir.join("full"),
+        superbatches: 4,
+        batch_size: 256,
+        batches_per_superbatch: 6,
+        save_rate: 2,
+        threads: 2,
+        seed: 5,
+        validation: 500,
+        lr: LrSchedule::Cosine {
+            start: 0.002,
+            end: 0.0002,
+            final_superbatch: 4,
+        },
+        wdl: WdlSchedule::Linear {
+            start: 0.2,
+            end: 0.6,
+        },
+        ..Config::default()
+    };
+    let net = run(
+        &config,
+        Start {
+            resume: None,
+            quiet: true,
+        },
+    )
+    .unwrap();
+    for file in [
+        "t.nnue",
+        "t.f32",
+        "t-2.ckpt",
+        "t-4.ckpt",
+        "t-2.nnue",
+        "log.csv",
+        "loss.png",
+        "config.toml",
+    ] {
+        assert!(config.out_dir.join(file).exists(), "{file} missing");
+    }
+    let log = std::fs::read_to_string(config.out_dir.join("log.csv")).unwrap();
+    assert_eq!(log.lines().count(), 5, "{log}");
+
+    let checkpoint = Checkpoint::load(&config.out_dir.join("t-2.ckpt")).unwrap();
+    assert_eq!(checkpoint.step, 12);
+    let mut resumed_config = Config::from_toml(&checkpoint.config_toml).unwrap();
+    resumed_config.out_dir = dir.join("resumed");
+    let resumed = run(
+        &resumed_config,
+        Start {
+            resume: Some(checkpoint),
+            quiet: true,
+        },
+    )
+    .unwrap();
+
+    let read = |p: &PathBuf| std::fs::read(p).unwrap();
+    assert_eq!(
+        read(&net.with_extension("f32")),
+        read(&resumed.with_extension("f32")),
+        "float weights differ"
+    );
+    assert_eq!(read(&net), read(&resumed));
+    let full = Checkpoint::load(&config.out_dir.join("t-4.ckpt")).unwrap();
+    let again = Checkpoint::load(&resumed_config.out_dir.join("t-4.ckpt")).unwrap();
+    assert_eq!(full.momentum, again.momentum);
+    assert_eq!(full.velocity, again.velocity);
+    assert_eq!(full.history.len(), 4);
+    assert_eq!(
+        full.history
+            .iter()
+            .map(|r| r.train_loss.to_bits())
+            .collect::<Vec<_>>(),
+        again
+            .history
+            .iter()
+            .map(|r| r.train_loss.to_bits())
+            .collect::<Vec<_>>()
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
