@@ -1,0 +1,5 @@
+//! Patina's data generator as a library: self-play into viriformat game files, and the tools
+//! that read them (stats, validation, bulletformat splats) or make them from match PGNs.
+//! `main.rs` is the command line over it; the tests drive it directly.
+
+pub mod record;
