@@ -2,4 +2,6 @@
 //! that read them (stats, validation, bulletformat splats) or make them from match PGNs.
 //! `main.rs` is the command line over it; the tests drive it directly.
 
+pub mod gamefile;
 pub mod record;
+pub mod writer;
