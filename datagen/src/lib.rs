@@ -2,6 +2,10 @@
 //! that read them (stats, validation, bulletformat splats) or make them from match PGNs.
 //! `main.rs` is the command line over it; the tests drive it directly.
 
+pub mod adjudication;
 pub mod gamefile;
+pub mod play;
+pub mod progress;
 pub mod record;
+pub mod selfplay;
 pub mod writer;
