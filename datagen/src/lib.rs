@@ -4,8 +4,12 @@
 
 pub mod adjudication;
 pub mod gamefile;
+pub mod pgn;
 pub mod play;
 pub mod progress;
 pub mod record;
 pub mod selfplay;
+pub mod splat;
+pub mod stats;
+pub mod validate;
 pub mod writer;
