@@ -1,0 +1,108 @@
+//! Ending self-play games early once the result is clear: positions after that teach the net
+//! little and cost as much to generate as any other.
+
+use clap::Args;
+use patina::search::score::Score;
+
+use crate::record::GameResult;
+
+#[derive(Args, Clone, Debug)]
+pub struct AdjudicationSettings {
+    /// Adjudicate a win once both sides' scores are beyond this (centipawns, White's view)…
+    #[arg(long, default_value_t = 2500)]
+    pub win_score: Score,
+    /// …for this many consecutive plies (even, so both sides agree).
+    #[arg(long, default_value_t = 4)]
+    pub win_plies: usize,
+    /// Adjudicate a draw once scores stay within ±this…
+    #[arg(long, default_value_t = 10)]
+    pub draw_score: Score,
+    /// …for this many consecutive plies…
+    #[arg(long, default_value_t = 12)]
+    pub draw_plies: usize,
+    /// …from this full move on.
+    #[arg(long, default_value_t = 40)]
+    pub draw_move: u16,
+}
+
+/// Counts how long the scores have agreed on a result.
+pub struct Adjudicator<'a> {
+    settings: &'a AdjudicationSettings,
+    white_winning: usize,
+    black_winning: usize,
+    drawn: usize,
+}
+
+impl<'a> Adjudicator<'a> {
+    pub fn new(settings: &'a AdjudicationSettings) -> Self {
+        Self {
+            settings,
+            white_winning: 0,
+            black_winning: 0,
+            drawn: 0,
+        }
+    }
+
+    /// Takes the score (White's view) of the position searched at `fullmove`; returns the
+    /// result once the scores have settled it.
+    pub fn update(&mut self, white_score: Score, fullmove: u16) -> Option<GameResult> {
+        let s = self.settings;
+        let streak = |count: usize, holds: bool| if holds { count + 1 } else { 0 };
+        self.white_winning = streak(self.white_winning, white_score >= s.win_score);
+        self.black_winning = streak(self.black_winning, white_score <= -s.win_score);
+        self.drawn = streak(
+            self.drawn,
+            white_score.abs() <= s.draw_score && fullmove >= s.draw_move,
+        );
+        if self.white_winning >= s.win_plies {
+            Some(GameResult::WhiteWin)
+        } else if self.black_winning >= s.win_plies {
+            Some(GameResult::BlackWin)
+        } else if self.drawn >= s.draw_plies {
+            Some(GameResult::Draw)
+        } else {
+            None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings() -> AdjudicationSettings {
+        AdjudicationSettings {
+            win_score: 2500,
+            win_plies: 4,
+            draw_score: 10,
+            draw_plies: 12,
+            draw_move: 40,
+        }
+    }
+
+    #[test]
+    fn a_win_needs_consecutive_agreement() {
+        let settings = settings();
+        let mut adjudicator = Adjudicator::new(&settings);
+        for score in [3000, 2600, -100, 2500, 2700, 2900] {
+            assert_eq!(adjudicator.update(score, 20), None);
+        }
+        assert_eq!(adjudicator.update(2501, 21), Some(GameResult::WhiteWin));
+        let mut adjudicator = Adjudicator::new(&settings);
+        let verdicts: Vec<_> = (0..4).map(|_| adjudicator.update(-30_000, 5)).collect();
+        assert_eq!(verdicts[3], Some(GameResult::BlackWin));
+    }
+
+    #[test]
+    fn a_draw_needs_quiet_scores_late_in_the_game() {
+        let settings = settings();
+        let mut adjudicator = Adjudicator::new(&settings);
+        for _ in 0..30 {
+            assert_eq!(adjudicator.update(0, 39), None);
+        }
+        for _ in 0..11 {
+            assert_eq!(adjudicator.update(-10, 40), None);
+        }
+        assert_eq!(adjudicator.update(5, 46), Some(GameResult::Draw));
+    }
+}

@@ -1,0 +1,214 @@
+//! Reading viriformat files game by game. A game is a 32-byte packed start position, then
+//! 4-byte (move, score) records, then a 4-byte zero terminator; no record of a real move is
+//! all zeros, so a file cut anywhere is a sequence of whole games plus a torn tail, and the
+//! two are told apart without ambiguity.
+//!
+//! Every start position is checked before viriformat unpacks it (its unpacking panics on
+//! some malformed bytes) and then parsed by our own board, so a game that reads is a game
+//! every tool here can replay.
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader};
+use std::path::{Path, PathBuf};
+
+use patina::board::Board;
+use thiserror::Error;
+use viriformat::dataformat::Game;
+
+use crate::record::from_viri_board;
+
+const HEADER_BYTES: usize = 32;
+const RECORD_BYTES: usize = 4;
+/// Byte offsets inside the packed start position (marlinformat).
+const OCCUPANCY: std::ops::Range<usize> = 0..8;
+const PIECES: std::ops::Range<usize> = 8..24;
+const STM_EP: usize = 24;
+const FULLMOVE: std::ops::Range<usize> = 26..28;
+const WDL: usize = 30;
+/// Piece nibble codes: piece type (0..6, or 6 for a rook that may castle) plus colour bit 8.
+const KING: u8 = 5;
+const UNMOVED_ROOK: u8 = 6;
+
+#[derive(Debug, Error)]
+pub enum ReadError {
+    #[error("{path}: {source}")]
+    Io { path: PathBuf, source: io::Error },
+    #[error("{path}: game at offset {offset} is corrupt: {reason}")]
+    Corrupt {
+        path: PathBuf,
+        offset: u64,
+        reason: String,
+    },
+}
+
+/// A game read from a file, with our board for its start position.
+pub struct StoredGame {
+    pub offset: u64,
+    /// Bytes the game takes in the file.
+    pub len: u64,
+    pub game: Game,
+    pub start: Board,
+}
+
+pub struct GameReader {
+    path: PathBuf,
+    reader: BufReader<File>,
+    /// Where the next game starts: the end of the whole games read so far.
+    offset: u64,
+    bytes: Vec<u8>,
+    torn: u64,
+}
+
+impl GameReader {
+    pub fn open(path: &Path) -> Result<Self, ReadError> {
+        let file = File::open(path).map_err(|source| ReadError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Ok(Self {
+            path: path.to_path_buf(),
+            reader: BufReader::with_capacity(1 << 16, file),
+            offset: 0,
+            bytes: Vec::with_capacity(4096),
+            torn: 0,
+        })
+    }
+
+    /// Bytes of whole games read so far.
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// Bytes after the last whole game that do not complete one: what a run killed while
+    /// writing leaves behind. Known once `next_game` has returned `None`.
+    pub fn torn_bytes(&self) -> u64 {
+        self.torn
+    }
+
+    /// The next whole game; `Ok(None)` at the end of the file or at a torn final game.
+    /// After an error the reader's position is lost: stop reading this file.
+    pub fn next_game(&mut self) -> Result<Option<StoredGame>, ReadError> {
+        let io_error = |path: &Path, source| ReadError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        if self
+            .reader
+            .fill_buf()
+            .map_err(|e| io_error(&self.path, e))?
+            .is_empty()
+        {
+            return Ok(None);
+        }
+        self.bytes.clear();
+        let mut whole = self.read_up_to(HEADER_BYTES)?;
+        while whole {
+            whole = self.read_up_to(self.bytes.len() + RECORD_BYTES)?;
+            if self.bytes[self.bytes.len() - RECORD_BYTES..] == [0; RECORD_BYTES] {
+                break;
+            }
+        }
+        if !whole {
+            self.torn = self.bytes.len() as u64;
+            return Ok(None);
+        }
+        let offset = self.offset;
+        let corrupt = |reason: String| ReadError::Corrupt {
+            path: self.path.clone(),
+            offset,
+            reason,
+        };
+        check_header(&self.bytes[..HEADER_BYTES]).map_err(corrupt)?;
+        let game = Game::deserialise_from(&mut self.bytes.as_slice(), Vec::new())
+            .map_err(|e| corrupt(e.to_string()))?;
+        if game.is_empty() {
+            return Err(corrupt("a game without moves".into()));
+        }
+        let start = from_viri_board(&game.initial_position())
+            .map_err(|e| corrupt(format!("impossible start position: {e}")))?;
+        let len = self.bytes.len() as u64;
+        self.offset += len;
+        Ok(Some(StoredGame {
+            offset,
+            len,
+            game,
+            start,
+        }))
+    }
+
+    /// Appends bytes up to a total of `len`; false if the file ends first.
+    fn read_up_to(&mut self, len: usize) -> Result<bool, ReadError> {
+        while self.bytes.len() < len {
+            let available = match self.reader.fill_buf() {
+                Ok(available) => available,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(source) => {
+                    return Err(ReadError::Io {
+                        path: self.path.clone(),
+                        source,
+                    })
+                }
+            };
+            if available.is_empty() {
+                return Ok(false);
+            }
+            let take = available.len().min(len - self.bytes.len());
+            self.bytes.extend_from_slice(&available[..take]);
+            self.reader.consume(take);
+        }
+        Ok(true)
+    }
+}
+
+/// Rejects packed positions viriformat cannot unpack safely or that no game could reach.
+fn check_header(header: &[u8]) -> Result<(), String> {
+    let occupancy = u64::from_le_bytes(header[OCCUPANCY].try_into().expect("8 bytes"));
+    let pieces = occupancy.count_ones() as usize;
+    if !(2..=32).contains(&pieces) {
+        return Err(format!("{pieces} pieces on the board"));
+    }
+    let mut kings = [0; 2];
+    for i in 0..pieces {
+        let code = header[PIECES][i / 2] >> (4 * (i % 2)) & 0xF;
+        match code & 7 {
+            KING => kings[usize::from(code >> 3)] += 1,
+            c if c > UNMOVED_ROOK => return Err(format!("piece code {code}")),
+            _ => {}
+        }
+    }
+    if kings != [1, 1] {
+        return Err(format!("{} white and {} black kings", kings[0], kings[1]));
+    }
+    if header[STM_EP] & 0x7F > 64 {
+        return Err(format!("en-passant square {}", header[STM_EP] & 0x7F));
+    }
+    if u16::from_le_bytes(header[FULLMOVE].try_into().expect("2 bytes")) == 0 {
+        return Err("full-move number 0".into());
+    }
+    if header[WDL] > 2 {
+        return Err(format!("result code {}", header[WDL]));
+    }
+    Ok(())
+}
+
+/// Expands directories into the `.vf` files directly inside them, sorted by name.
+pub fn collect_inputs(paths: &[PathBuf]) -> Result<Vec<PathBuf>, ReadError> {
+    let mut files = Vec::new();
+    for path in paths {
+        if path.is_dir() {
+            let entries = std::fs::read_dir(path).map_err(|source| ReadError::Io {
+                path: path.clone(),
+                source,
+            })?;
+            let mut found: Vec<PathBuf> = entries
+                .filter_map(|entry| entry.ok().map(|e| e.path()))
+                .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "vf"))
+                .collect();
+            found.sort();
+            files.extend(found);
+        } else {
+            files.push(path.clone());
+        }
+    }
+    Ok(files)
+}

@@ -1,0 +1,176 @@
+//! `datagen pgn-to-vf`: match games (OpenBench, fastchess, cutechess) to viriformat, using
+//! the engine score each move's comment carries: `{+0.35/12 0.123s}`, `{-M5/20 0.5s}`.
+//!
+//! That score is the mover's, so it belongs to the position the move was played from, as
+//! viriformat wants. Book moves carry no score; a game's leading unscored moves become part
+//! of its start position. A game with an unscored move after that, or no result, is skipped.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::PathBuf;
+
+use clap::Parser;
+use patina::search::score::{Score, MATE};
+use patina::tools::pgn::{parse_games, PgnGame};
+use patina::types::Color;
+use thiserror::Error;
+
+use crate::record::{GameRecord, GameResult};
+
+#[derive(Parser, Debug)]
+pub struct PgnArgs {
+    /// PGN files.
+    #[arg(required = true)]
+    pub inputs: Vec<PathBuf>,
+    /// Output viriformat file (overwritten).
+    #[arg(long, short)]
+    pub out: PathBuf,
+}
+
+#[derive(Debug, Error)]
+pub enum PgnError {
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct PgnSummary {
+    pub games: u64,
+    pub positions: u64,
+    pub unreadable: u64,
+    pub unfinished: u64,
+    pub unscored: u64,
+    /// The first game skipped as unreadable, and why.
+    pub first_unreadable: Option<String>,
+}
+
+/// Why a game cannot become training data.
+enum Skip {
+    Unfinished,
+    Unscored,
+}
+
+pub fn run(args: &PgnArgs) -> Result<PgnSummary, PgnError> {
+    let out_error = |source| PgnError::Io {
+        path: args.out.clone(),
+        source,
+    };
+    let mut out = BufWriter::new(File::create(&args.out).map_err(out_error)?);
+    let mut summary = PgnSummary::default();
+    for path in &args.inputs {
+        let text = std::fs::read_to_string(path).map_err(|source| PgnError::Io {
+            path: path.clone(),
+            source,
+        })?;
+        for (index, game) in parse_games(&text).enumerate() {
+            let game = match game {
+                Ok(game) => game,
+                Err(reason) => {
+                    summary.unreadable += 1;
+                    summary.first_unreadable.get_or_insert_with(|| {
+                        format!("{}, game {}: {reason}", path.display(), index + 1)
+                    });
+                    continue;
+                }
+            };
+            match to_record(&game) {
+                Ok(record) => {
+                    summary.games += 1;
+                    summary.positions += record.moves.len() as u64;
+                    record
+                        .to_viriformat()
+                        .serialise_into(&mut out)
+                        .map_err(out_error)?;
+                }
+                Err(Skip::Unfinished) => summary.unfinished += 1,
+                Err(Skip::Unscored) => summary.unscored += 1,
+            }
+        }
+    }
+    out.flush().map_err(out_error)?;
+    Ok(summary)
+}
+
+fn to_record(game: &PgnGame) -> Result<GameRecord, Skip> {
+    let result = GameResult::from_pgn(&game.result).ok_or(Skip::Unfinished)?;
+    let book = game
+        .moves
+        .iter()
+        .take_while(|(_, comment)| comment.as_deref().and_then(parse_score).is_none())
+        .count();
+    if book == game.moves.len() {
+        return Err(Skip::Unscored);
+    }
+    let mut board = game.start.clone();
+    for &(mv, _) in &game.moves[..book] {
+        board.make_move(mv);
+    }
+    // The start position is stored without the book moves' history.
+    let start = board.clone();
+    let mut moves = Vec::with_capacity(game.moves.len() - book);
+    for (mv, comment) in &game.moves[book..] {
+        let score = comment
+            .as_deref()
+            .and_then(parse_score)
+            .ok_or(Skip::Unscored)?;
+        let white_score = match board.side_to_move() {
+            Color::White => score,
+            Color::Black => -score,
+        };
+        moves.push((*mv, white_score));
+        board.make_move(*mv);
+    }
+    Ok(GameRecord {
+        start,
+        moves,
+        result,
+    })
+}
+
+/// The mover's score from a comment's leading `+0.35/12`, `-1.20/9` or `+M3/15` (pawns,
+/// or mate in moves); `None` for book moves and other comments.
+fn parse_score(comment: &str) -> Option<Score> {
+    let (score, _depth) = comment.split_whitespace().next()?.split_once('/')?;
+    let (negative, magnitude) = match score.as_bytes().first()? {
+        b'-' => (true, &score[1..]),
+        b'+' => (false, &score[1..]),
+        _ => (false, score),
+    };
+    let score = if let Some(moves) = magnitude.strip_prefix('M') {
+        // Mate in n moves is 2n - 1 plies for the side delivering it, 2n for the other.
+        let moves = Score::from(moves.parse::<u16>().ok().filter(|&m| m > 0)?);
+        if negative {
+            -(MATE - 2 * moves)
+        } else {
+            MATE - (2 * moves - 1)
+        }
+    } else {
+        let pawns: f64 = magnitude.parse().ok()?;
+        let cp = (pawns * 100.0).round() as Score;
+        if negative {
+            -cp
+        } else {
+            cp
+        }
+    };
+    Some(score)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scores_parse_in_match_formats() {
+        assert_eq!(parse_score("+0.35/12 0.123s"), Some(35));
+        assert_eq!(parse_score("-1.20/9 0.5s, White wins"), Some(-120));
+        assert_eq!(parse_score("0.00/0 0s"), Some(0));
+        assert_eq!(parse_score("+M3/15 0.2s"), Some(MATE - 5));
+        assert_eq!(parse_score("-M2/7"), Some(-(MATE - 4)));
+        assert_eq!(parse_score("book"), None);
+        assert_eq!(parse_score("White mates"), None);
+    }
+}

@@ -1,0 +1,358 @@
+//! `datagen play`: self-play on several threads into an output directory that a later run
+//! with the same directory resumes.
+//!
+//! Worker `k` owns `thread-k.vf` and appends to it without locks. Game `i` of that file is
+//! played from a generator seeded by `(seed, k, i)`, so a resumed run, which starts at `i` =
+//! the games already there, never replays a game the directory holds.
+
+use std::ops::RangeInclusive;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::time::Duration;
+
+use clap::{Args, Parser};
+use patina::engine::Engine;
+use patina::nnue::{Network, NetworkError};
+use patina::search::score::Score;
+use patina::tools::genfens::MAX_OPENING_SCORE;
+use patina::tools::openings::{Book, BookError, OpeningSource};
+use rand_xoshiro::rand_core::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+use thiserror::Error;
+
+use crate::adjudication::AdjudicationSettings;
+use crate::progress::{Counts, Progress, Tally, Target};
+use crate::selfplay::{play_game, SelfPlayError, SelfPlaySettings};
+use crate::writer::{GameWriter, WriteError};
+
+#[derive(Parser, Debug)]
+pub struct PlayArgs {
+    /// Output directory: one `thread-<k>.vf` per thread; an existing one is resumed.
+    #[arg(long)]
+    pub out: PathBuf,
+    #[command(flatten)]
+    pub target: TargetArgs,
+    /// Worker threads, each with its own single-threaded engine.
+    #[arg(long, default_value_t = 1)]
+    pub threads: usize,
+    /// Net file (bullet layout); the embedded net by default.
+    #[arg(long)]
+    pub net: Option<PathBuf>,
+    /// Soft node limit per move: the search finishes the iteration that passes it.
+    #[arg(long, default_value_t = 5000)]
+    pub nodes: u64,
+    /// Hard node limit per move [default: 10 × --nodes].
+    #[arg(long)]
+    pub hard_nodes: Option<u64>,
+    /// Random plies played before the engine takes over, `N` or `MIN-MAX`
+    /// [default: 8-9, or 2-3 after a --book position].
+    #[arg(long, value_parser = parse_plies)]
+    pub random_plies: Option<RangeInclusive<u32>>,
+    /// Start from positions of this EPD or PGN book (then add random plies).
+    #[arg(long)]
+    pub book: Option<PathBuf>,
+    /// Double Fischer random starts.
+    #[arg(long)]
+    pub dfrc: bool,
+    /// Seed for the openings [default: from the clock, printed at start].
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Transposition table per thread, in MB.
+    #[arg(long, default_value_t = 16)]
+    pub hash: usize,
+    /// Discard openings whose first search scores beyond ±this (centipawns).
+    #[arg(long, default_value_t = MAX_OPENING_SCORE)]
+    pub max_opening_score: Score,
+    #[command(flatten)]
+    pub adjudication: AdjudicationSettings,
+}
+
+#[derive(Args, Debug, Clone, Copy)]
+#[group(required = true, multiple = false)]
+pub struct TargetArgs {
+    /// Stop once the directory holds this many games.
+    #[arg(long)]
+    pub games: Option<u64>,
+    /// Stop once the directory holds this many positions (moves stored).
+    #[arg(long)]
+    pub positions: Option<u64>,
+}
+
+impl From<TargetArgs> for Target {
+    fn from(args: TargetArgs) -> Self {
+        match (args.games, args.positions) {
+            (Some(games), _) => Self::Games(games),
+            (None, Some(positions)) => Self::Positions(positions),
+            (None, None) => unreachable!("clap requires --games or --positions"),
+        }
+    }
+}
+
+fn parse_plies(text: &str) -> Result<RangeInclusive<u32>, String> {
+    let number = |t: &str| {
+        t.trim()
+            .parse::<u32>()
+            .map_err(|_| format!("'{t}' is not a number of plies"))
+    };
+    let (min, max) = match text.split_once('-') {
+        Some((min, max)) => (number(min)?, number(max)?),
+        None => (number(text)?, number(text)?),
+    };
+    if min > max {
+        return Err(format!("{min} is more than {max}"));
+    }
+    Ok(min..=max)
+}
+
+#[derive(Debug, Error)]
+pub enum PlayError {
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Net(#[from] NetworkError),
+    #[error(transparent)]
+    Book(#[from] BookError),
+    #[error(transparent)]
+    Write(#[from] WriteError),
+    #[error(transparent)]
+    SelfPlay(#[from] SelfPlayError),
+    #[error("{0}")]
+    Hash(String),
+    #[error("--hard-nodes ({hard}) is below --nodes ({soft})")]
+    HardBelowSoft { soft: u64, hard: u64 },
+}
+
+/// What one run added, for the summary and for tests.
+#[derive(Debug)]
+pub struct PlaySummary {
+    pub before: Counts,
+    pub run: Counts,
+    pub elapsed: Duration,
+}
+
+const FILE_PREFIX: &str = "thread-";
+
+fn thread_file(out: &Path, thread: usize) -> PathBuf {
+    out.join(format!("{FILE_PREFIX}{thread}.vf"))
+}
+
+/// Every `thread-<k>.vf` already in `out`, by thread number.
+fn existing_threads(out: &Path) -> Result<Vec<usize>, PlayError> {
+    let entries = std::fs::read_dir(out).map_err(|source| PlayError::Io {
+        path: out.to_path_buf(),
+        source,
+    })?;
+    let mut threads: Vec<usize> = entries
+        .filter_map(|entry| {
+            let name = entry.ok()?.file_name();
+            name.to_str()?
+                .strip_prefix(FILE_PREFIX)?
+                .strip_suffix(".vf")?
+                .parse()
+                .ok()
+        })
+        .collect();
+    threads.sort_unstable();
+    Ok(threads)
+}
+
+/// Mixes the run seed, the file and the game's index in it into one generator seed.
+fn game_seed(seed: u64, thread: usize, index: u64) -> u64 {
+    let splitmix = |mut z: u64| {
+        z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    };
+    splitmix(splitmix(splitmix(seed) ^ thread as u64) ^ index)
+}
+
+/// Hands out games to workers until the target is met or a worker has failed.
+struct Budget {
+    target: Target,
+    claimed_games: AtomicU64,
+    before_positions: u64,
+    failed: AtomicBool,
+}
+
+impl Budget {
+    fn claim(&self, tally: &Tally) -> bool {
+        if self.failed.load(Relaxed) {
+            return false;
+        }
+        match self.target {
+            Target::Games(n) => self.claimed_games.fetch_add(1, Relaxed) < n,
+            Target::Positions(n) => self.before_positions + tally.positions() < n,
+        }
+    }
+}
+
+pub fn run(args: &PlayArgs) -> Result<PlaySummary, PlayError> {
+    let soft_nodes = args.nodes.max(1);
+    let hard_nodes = args.hard_nodes.unwrap_or(soft_nodes.saturating_mul(10));
+    if hard_nodes < soft_nodes {
+        return Err(PlayError::HardBelowSoft {
+            soft: soft_nodes,
+            hard: hard_nodes,
+        });
+    }
+    let network = match &args.net {
+        Some(path) => Network::load(path)?,
+        None => Network::embedded(),
+    };
+    let book = args.book.as_deref().map(Book::load).transpose()?;
+    let random_plies =
+        args.random_plies
+            .clone()
+            .unwrap_or(if book.is_some() { 2..=3 } else { 8..=9 });
+    let seed = args.seed.unwrap_or_else(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64)
+    });
+    eprintln!("seed {seed}");
+
+    std::fs::create_dir_all(&args.out).map_err(|source| PlayError::Io {
+        path: args.out.clone(),
+        source,
+    })?;
+    let threads = args.threads.max(1);
+    let mut before = Counts::default();
+    let mut workers = Vec::with_capacity(threads);
+    let mut files: Vec<usize> = existing_threads(&args.out)?;
+    files.extend(0..threads);
+    files.sort_unstable();
+    files.dedup();
+    for k in files {
+        let path = thread_file(&args.out, k);
+        let (writer, existing) = GameWriter::open(&path)?;
+        if existing.truncated > 0 {
+            eprintln!(
+                "{}: cut off {} bytes of a game that was being written",
+                path.display(),
+                existing.truncated
+            );
+        }
+        before.games += existing.games;
+        before.positions += existing.positions;
+        if k < threads {
+            let mut engine = Engine::new(network.clone());
+            engine.set_hash(args.hash).map_err(PlayError::Hash)?;
+            workers.push((k, writer, engine, existing.games));
+        }
+    }
+
+    let target = Target::from(args.target);
+    let budget = Budget {
+        target,
+        claimed_games: AtomicU64::new(before.games),
+        before_positions: before.positions,
+        failed: AtomicBool::new(false),
+    };
+    let tally = Tally::default();
+    let progress = Progress::new(target, before);
+    let settings = SelfPlaySettings {
+        openings: OpeningSource {
+            book: book.as_ref(),
+            dfrc: args.dfrc,
+            random_plies,
+        },
+        soft_nodes,
+        hard_nodes,
+        max_opening_score: args.max_opening_score,
+        adjudication: args.adjudication.clone(),
+    };
+
+    let results: Vec<Result<(), PlayError>> = std::thread::scope(|scope| {
+        let workers: Vec<_> = workers
+            .into_iter()
+            .map(|(k, mut writer, mut engine, first_index)| {
+                let (budget, tally, settings) = (&budget, &tally, &settings);
+                scope.spawn(move || {
+                    let mut index = first_index;
+                    while budget.claim(tally) {
+                        let mut rng = Xoshiro256PlusPlus::seed_from_u64(game_seed(seed, k, index));
+                        let outcome = play_game(&mut engine, &mut rng, settings)
+                            .map_err(PlayError::from)
+                            .and_then(|record| {
+                                writer.write(&record.to_viriformat())?;
+                                tally.record(record.moves.len(), record.result);
+                                Ok(())
+                            });
+                        if outcome.is_err() {
+                            budget.failed.store(true, Relaxed);
+                            return outcome;
+                        }
+                        index += 1;
+                    }
+                    Ok(())
+                })
+            })
+            .collect();
+        while !workers.iter().all(|w| w.is_finished()) {
+            progress.update(&tally.counts());
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        workers
+            .into_iter()
+            .map(|w| w.join().expect("a worker panicked"))
+            .collect()
+    });
+    progress.update(&tally.counts());
+    let elapsed = progress.finish();
+    results.into_iter().collect::<Result<(), _>>()?;
+    Ok(PlaySummary {
+        before,
+        run: tally.counts(),
+        elapsed,
+    })
+}
+
+impl PlaySummary {
+    pub fn report(&self) -> String {
+        let run = &self.run;
+        let seconds = self.elapsed.as_secs_f64();
+        format!(
+            "played {} games, {} positions in {seconds:.1} s ({:.0} positions/s, {:.2} games/s); \
+             {}; mean length {:.1} plies\n\
+             directory now holds {} games, {} positions",
+            run.games,
+            run.positions,
+            run.positions as f64 / seconds,
+            run.games as f64 / seconds,
+            run.results(),
+            run.positions as f64 / run.games.max(1) as f64,
+            self.before.games + run.games,
+            self.before.positions + run.positions,
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ply_ranges_parse() {
+        assert_eq!(parse_plies("8-9"), Ok(8..=9));
+        assert_eq!(parse_plies("4"), Ok(4..=4));
+        assert!(parse_plies("9-8").is_err());
+        assert!(parse_plies("x").is_err());
+    }
+
+    #[test]
+    fn game_seeds_differ_by_file_and_index() {
+        let seeds = [
+            game_seed(1, 0, 0),
+            game_seed(1, 0, 1),
+            game_seed(1, 1, 0),
+            game_seed(2, 0, 0),
+        ];
+        for (i, a) in seeds.iter().enumerate() {
+            assert!(seeds[i + 1..].iter().all(|b| a != b));
+        }
+    }
+}

@@ -1,0 +1,207 @@
+//! Self-play runs end to end: what they write reads back whole and replays legally, and a run
+//! that was killed or torn resumes without losing, corrupting or repeating games.
+
+mod common;
+
+use std::collections::HashSet;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{play, read_with_viriformat, scratch_dir};
+use datagen::gamefile::GameReader;
+use datagen::validate::{self, Ending};
+use datagen::writer::GameWriter;
+
+/// The serialised bytes of each game, for comparing runs.
+fn game_bytes(path: &std::path::Path) -> Vec<Vec<u8>> {
+    read_with_viriformat(path)
+        .iter()
+        .map(|game| {
+            let mut bytes = Vec::new();
+            game.serialise_into(&mut bytes).unwrap();
+            bytes
+        })
+        .collect()
+}
+
+fn assert_valid(dir: &std::path::Path, games: u64) -> validate::Report {
+    let report = validate::run(&[dir.to_path_buf()]).unwrap();
+    assert_eq!(report.errors, 0, "{}", report.report());
+    assert_eq!(report.games, games);
+    assert_eq!(report.unexplained_wins, 0, "{}", report.report());
+    assert_eq!(report.torn_bytes, 0);
+    assert_eq!(report.endings.values().sum::<u64>(), games);
+    report
+}
+
+#[test]
+fn games_read_back_whole_and_replay_legally() {
+    let dir = scratch_dir("selfplay-basic");
+    let summary = play(&dir, &["--games", "6", "--threads", "2", "--seed", "7"]);
+    assert_eq!(summary.run.games, 6);
+    let files = [dir.join("thread-0.vf"), dir.join("thread-1.vf")];
+    let viri_games: Vec<_> = files.iter().flat_map(|f| read_with_viriformat(f)).collect();
+    assert_eq!(viri_games.len(), 6);
+    let positions: usize = viri_games.iter().map(|g| g.len()).sum();
+    assert_eq!(positions as u64, summary.run.positions);
+    assert_valid(&dir, 6);
+}
+
+#[test]
+fn dfrc_and_book_openings_make_valid_games() {
+    let dir = scratch_dir("selfplay-dfrc");
+    play(&dir, &["--games", "3", "--dfrc", "--seed", "3"]);
+    assert_valid(&dir, 3);
+
+    let dir = scratch_dir("selfplay-book");
+    let book = dir.join("book.epd");
+    std::fs::write(
+        &book,
+        "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3\n",
+    )
+    .unwrap();
+    let out = dir.join("out");
+    play(&out, &["--games", "2", "--book", book.to_str().unwrap()]);
+    assert_valid(&out, 2);
+    // The book position is at move 3 and 2-3 random plies follow: the start keeps the count.
+    let stored = GameReader::open(&out.join("thread-0.vf"))
+        .unwrap()
+        .next_game()
+        .unwrap()
+        .unwrap();
+    assert_eq!(stored.start.fullmove_number(), 4);
+}
+
+#[test]
+fn a_position_target_stops_once_reached() {
+    let dir = scratch_dir("selfplay-positions");
+    let summary = play(&dir, &["--positions", "150", "--seed", "11"]);
+    assert!(summary.run.positions >= 150);
+    let last_game = read_with_viriformat(&dir.join("thread-0.vf"))
+        .last()
+        .unwrap()
+        .len() as u64;
+    assert!(summary.run.positions - last_game < 150);
+    let again = play(&dir, &["--positions", "150", "--seed", "11"]);
+    assert_eq!(again.run.games, 0);
+}
+
+#[test]
+fn games_end_by_the_rules_or_by_adjudication() {
+    let dir = scratch_dir("selfplay-endings");
+    // Adjudication off in practice: every game must then end by the rules.
+    play(
+        &dir,
+        &[
+            "--games",
+            "3",
+            "--seed",
+            "5",
+            "--win-score",
+            "32000",
+            "--draw-plies",
+            "100000",
+        ],
+    );
+    let report = assert_valid(&dir, 3);
+    assert!(report
+        .endings
+        .keys()
+        .all(|ending| matches!(ending, Ending::Rules(_))));
+}
+
+#[test]
+fn a_torn_game_is_cut_off_and_the_run_resumes_without_repeats() {
+    let dir = scratch_dir("selfplay-torn");
+    play(&dir, &["--games", "4", "--seed", "9"]);
+    let file = dir.join("thread-0.vf");
+    let before = game_bytes(&file);
+    // A kill in the middle of writing a fifth game leaves part of it behind.
+    let mut torn = std::fs::read(&file).unwrap();
+    torn.extend_from_slice(&before[0][..before[0].len() - 6]);
+    std::fs::write(&file, &torn).unwrap();
+
+    let report = validate::run(std::slice::from_ref(&dir)).unwrap();
+    assert_eq!((report.games, report.errors), (4, 0));
+    assert_eq!(report.torn_bytes as usize, before[0].len() - 6);
+
+    let summary = play(&dir, &["--games", "7", "--seed", "9"]);
+    assert_eq!((summary.before.games, summary.run.games), (4, 3));
+    let after = game_bytes(&file);
+    assert_eq!(after[..4], before[..]);
+    let distinct: HashSet<&Vec<u8>> = after.iter().collect();
+    assert_eq!(distinct.len(), 7, "a resumed run replayed a game");
+    assert_valid(&dir, 7);
+}
+
+#[test]
+fn corrupt_data_is_never_appended_to() {
+    let dir = scratch_dir("selfplay-corrupt");
+    play(&dir, &["--games", "2", "--seed", "13"]);
+    let file = dir.join("thread-0.vf");
+    let games = game_bytes(&file);
+    let mut bytes = std::fs::read(&file).unwrap();
+    // Overwrite the second game's start position: no longer a torn tail but damage.
+    bytes[games[0].len()..games[0].len() + 32].fill(0xFF);
+    std::fs::write(&file, &bytes).unwrap();
+    assert!(GameWriter::open(&file).is_err());
+    let report = validate::run(std::slice::from_ref(&dir)).unwrap();
+    assert_eq!((report.games, report.errors), (1, 1));
+}
+
+#[test]
+fn a_killed_run_resumes_cleanly() {
+    let dir = scratch_dir("selfplay-killed");
+    let out = dir.to_str().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_datagen"))
+        .args(["play", "--out", out, "--games", "100000", "--nodes", "300"])
+        .args(["--threads", "2", "--seed", "21"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let files = [dir.join("thread-0.vf"), dir.join("thread-1.vf")];
+    let size = |f: &std::path::PathBuf| std::fs::metadata(f).map_or(0, |m| m.len());
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while files.iter().map(size).sum::<u64>() < 4000 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+
+    let killed = validate::run(std::slice::from_ref(&dir)).unwrap();
+    assert_eq!(killed.errors, 0, "{}", killed.report());
+    assert!(killed.games >= 2, "the run was killed before writing games");
+    let before: Vec<Vec<Vec<u8>>> = files
+        .iter()
+        .map(|f| {
+            let mut reader = GameReader::open(f).unwrap();
+            std::iter::from_fn(|| reader.next_game().unwrap())
+                .map(|stored| {
+                    let mut bytes = Vec::new();
+                    stored.game.serialise_into(&mut bytes).unwrap();
+                    bytes
+                })
+                .collect()
+        })
+        .collect();
+
+    let target = killed.games + 4;
+    let status = Command::new(env!("CARGO_BIN_EXE_datagen"))
+        .args(["play", "--out", out, "--games", &target.to_string()])
+        .args(["--nodes", "300", "--threads", "2", "--seed", "21"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let report = assert_valid(&dir, target);
+    assert_eq!(report.games, target);
+    let mut all = HashSet::new();
+    for (file, kept) in files.iter().zip(&before) {
+        let after = game_bytes(file);
+        assert_eq!(after[..kept.len()], kept[..]);
+        all.extend(after);
+    }
+    assert_eq!(all.len() as u64, target, "a resumed run replayed a game");
+}
