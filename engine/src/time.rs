@@ -84,8 +84,8 @@ impl TimeManager {
     /// unsettled one may run up to 2.5× the base allowance.
     pub fn soft_limit_reached(&self, stability: usize, best_move_nodes: f64) -> bool {
         let Some(soft) = self.soft else { return false };
-        let stability_scale = [2.2, 1.6, 1.2, 1.0, 0.85, 0.75][stability.min(5)];
-        let node_scale = (1.5 - best_move_nodes) * 1.35;
+        let stability_scale = [2.0, 1.5, 1.15, 0.95, 0.85, 0.75][stability.min(5)];
+        let node_scale = ((1.5 - best_move_nodes) * 1.35).clamp(0.5, 1.8);
         self.elapsed() >= soft.mul_f64(stability_scale * node_scale)
     }
 }

@@ -52,7 +52,7 @@ static LMR_TABLE: LazyLock<[[i32; 64]; 64]> = LazyLock::new(|| {
 });
 
 /// How often (in nodes) the main thread looks at the clock.
-const TIME_CHECK_INTERVAL: u64 = 2048;
+const TIME_CHECK_INTERVAL: u64 = 1024;
 
 impl ThreadData {
     /// Counts a node and, on the main thread, checks the hard limits now and then.

@@ -73,7 +73,7 @@ parameters! {
     history_bonus_offset: 250, 0, 500;
     history_bonus_max: 2500, 1000, 4000;
     correction_weight: 256, 64, 512;
-    tm_soft_percent: 54, 30, 100;
+    tm_soft_percent: 50, 30, 100;
     tm_increment_percent: 85, 50, 100;
-    tm_hard_percent: 300, 150, 500;
+    tm_hard_percent: 250, 150, 500;
 }
