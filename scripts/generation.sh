@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# One generation of the zero-knowledge pipeline, end to end and resumable:
+#
+#   1. datagen: self-play with the current default net (nets/DEFAULT) into $DATA/gen<K>/
+#   2. train:   a candidate on the games of the last $WINDOW generations (checkpoints resume)
+#   3. test:    SPRT candidate vs current default (scripts/sprt.sh)
+#   4. promote: on H1, copy the net into nets/, make it the default, record its lineage
+#
+# Usage: scripts/generation.sh            (run from anywhere; re-run after a stop to resume)
+#
+# Environment (defaults in brackets):
+#   DATA [~/patina-data]   where games, training runs and binaries go (never into git)
+#   POSITIONS [1000000]    self-play positions per generation     NODES [5000] soft nodes per move
+#   THREADS [2]            datagen and trainer threads              WINDOW [2] generations of data
+#   SUPERBATCHES [40]      BATCHES [100] batches of 16384 per superbatch
+#   LR [0.001]  LR_END [0.00001] cosine schedule   WDL [0.3 after gen 0, 1.0 for gen 0's data] λ
+#   TC [8+0.08]  ELO0 [0]  ELO1 [5]  MAX_ROUNDS [3000]   SPRT settings (see sprt.sh)
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+DATA=${DATA:-$HOME/patina-data}
+THREADS=${THREADS:-2}
+mkdir -p "$DATA/bin"
+
+log() { echo "[$(date +%H:%M:%S)] $*"; }
+
+parent_name=$(tr -d '[:space:]' < "$repo/nets/DEFAULT")
+parent=$repo/nets/$parent_name
+# Net names start with their generation: gen<K>-...
+k=${parent_name#gen}; k=${k%%-*}
+child=$((k + 1))
+hidden=$(grep -oP 'pub const HIDDEN: usize = \K[0-9]+' "$repo/engine/src/nnue/mod.rs")
+log "parent $parent_name (generation $k), training generation $child, N=$hidden"
+
+# Binaries built once per generation; the engine with the parent net embedded is the SPRT base.
+bin=$DATA/bin/gen$child
+if [ ! -x "$bin/patina-base" ]; then
+  log "building"
+  (cd "$repo" && cargo build --release -p datagen -p trainer -q && EVALFILE="$parent" cargo build --release -p patina -q)
+  mkdir -p "$bin"
+  cp "$repo/target/release/datagen" "$repo/target/release/trainer" "$bin/"
+  cp "$repo/target/release/patina" "$bin/patina-base"
+fi
+
+# 1. Self-play with the parent (resumes an interrupted run in the same directory).
+games=$DATA/gen$k
+"$bin/datagen" play --out "$games" --positions "${POSITIONS:-1000000}" --threads "$THREADS" \
+  --nodes "${NODES:-5000}" --net "$parent" --seed "$((k * 1000 + 1))" > "$games/datagen.log" 2>&1 \
+  || { log "datagen failed, see $games/datagen.log"; exit 1; }
+"$bin/datagen" stats "$games"/*.vf | head -3
+
+# 2. Train the candidate on the newest generations' games.
+window=${WINDOW:-2}
+viri=()
+for g in $(seq $((k - window + 1)) "$k"); do
+  [ "$g" -ge 0 ] && for f in "$DATA/gen$g"/*.vf; do [ -f "$f" ] && viri+=(--viri "$f"); done
+done
+if [ "$k" -eq 0 ]; then default_wdl=1.0; else default_wdl=0.3; fi
+run=$DATA/train-gen$child
+net_id=gen$child-$hidden
+if [ ! -f "$run/$net_id.nnue" ]; then
+  latest=$(ls -t "$run"/*.ckpt 2>/dev/null | head -1 || true)
+  if [ -n "$latest" ]; then
+    log "resuming training from $latest"
+    "$bin/trainer" train --resume "$latest" --out-dir "$run"
+  else
+    log "training $net_id on ${#viri[@]} / 2 files"
+    "$bin/trainer" train "${viri[@]}" --out-dir "$run" --net-id "$net_id" --threads "$THREADS" \
+      --superbatches "${SUPERBATCHES:-40}" --batches-per-superbatch "${BATCHES:-100}" --save-rate 5 \
+      --lr-schedule cosine --lr "${LR:-0.001}" --lr-end "${LR_END:-0.00001}" --wdl "${WDL:-$default_wdl}" \
+      --seed "$child"
+  fi
+fi
+candidate=$run/$net_id.nnue
+
+# 3. SPRT: candidate against the parent.
+(cd "$repo" && EVALFILE="$candidate" cargo build --release -p patina -q)
+cp "$repo/target/release/patina" "$bin/patina-candidate"
+sprt_dir=$DATA/sprt-gen$child
+rm -rf "$sprt_dir"
+set +e
+OUT=$sprt_dir TC=${TC:-8+0.08} MAX_ROUNDS=${MAX_ROUNDS:-3000} \
+  "$repo/scripts/sprt.sh" "$bin/patina-candidate" "$bin/patina-base" "${ELO0:-0}" "${ELO1:-5}"
+verdict=$?
+set -e
+if [ $verdict -ne 0 ]; then
+  log "generation $child not promoted (sprt exit $verdict); keep the data and try other settings"
+  exit 1
+fi
+
+# 4. Promote: the net into nets/, the default switched, the lineage recorded.
+hash=$(sha256sum "$candidate" | cut -c1-8)
+name=$net_id-$hash.nnue
+cp "$candidate" "$repo/nets/$name"
+echo "$name" > "$repo/nets/DEFAULT"
+python3 "$repo/scripts/lineage.py" record --net "$name" --parent "$parent_name" --hidden "$hidden" \
+  --games-dir "$games" --datagen "$bin/datagen" --nodes "${NODES:-5000}" --window "$window" \
+  --train-dir "$run" --sprt-log "$sprt_dir/fastchess.log" --tc "${TC:-8+0.08}"
+python3 "$repo/scripts/lineage.py" render
+log "promoted $name; commit nets/ to make it the default for everyone"
