@@ -5,7 +5,7 @@
 
 use std::time::Instant;
 
-use crate::error::Result;
+use crate::error::{Result, TrainerError};
 use crate::loader::Dataset;
 use crate::model::Model;
 use crate::shuffle::Split;
@@ -25,6 +25,7 @@ pub struct Measurement {
 pub fn run(
     positions: usize,
     batches: usize,
+    hidden: &[usize],
     threads: &[usize],
     mut report: impl FnMut(&Measurement),
 ) -> Result<()> {
@@ -37,10 +38,20 @@ pub fn run(
     println!("data: {positions} generated positions, {pieces:.1} pieces on average; batch {BATCH_SIZE}, {batches} timed batches");
     let data = Dataset::from_boards(boards);
     for &t in threads {
-        report(&measure::<128>(&data, t, batches)?);
-        report(&measure::<256>(&data, t, batches)?);
-        report(&measure::<512>(&data, t, batches)?);
-        report(&measure::<1024>(&data, t, batches)?);
+        for &n in hidden {
+            let measurement = match n {
+                128 => measure::<128>(&data, t, batches)?,
+                256 => measure::<256>(&data, t, batches)?,
+                512 => measure::<512>(&data, t, batches)?,
+                1024 => measure::<1024>(&data, t, batches)?,
+                _ => {
+                    return Err(TrainerError::Config(format!(
+                        "bench has N = 128, 256, 512 and 1024, not {n}"
+                    )))
+                }
+            };
+            report(&measurement);
+        }
     }
     Ok(())
 }

@@ -50,12 +50,14 @@ enum Command {
         #[arg(long)]
         out: PathBuf,
     },
-    /// Measure training throughput for N = 128, 256, 512, 1024.
+    /// Measure training throughput for hidden sizes N (128, 256, 512, 1024) and thread counts.
     Bench {
         #[arg(long, default_value_t = 262_144)]
         positions: usize,
         #[arg(long, default_value_t = 12)]
         batches: usize,
+        #[arg(long, value_delimiter = ',', default_value = "128,256,512,1024")]
+        hidden: Vec<usize>,
         #[arg(long, value_delimiter = ',', default_value = "1,2")]
         threads: Vec<usize>,
     },
@@ -282,10 +284,11 @@ fn main() -> ExitCode {
         Command::Bench {
             positions,
             batches,
+            hidden,
             threads,
         } => {
             println!("{:>6} {:>8} {:>14}", "N", "threads", "positions/s");
-            bench::run(positions, batches, &threads, |m| {
+            bench::run(positions, batches, &hidden, &threads, |m| {
                 println!(
                     "{:>6} {:>8} {:>14.0}",
                     m.hidden, m.threads, m.positions_per_second

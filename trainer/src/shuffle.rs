@@ -88,16 +88,32 @@ impl Split {
     }
 
     /// The data index of training sample `sample`, counted from the start of training across epochs.
-    #[inline]
     pub fn training_index(&self, sample: u64) -> u64 {
-        let (epoch, within) = (sample / self.training, sample % self.training);
-        let epoch_order = Permutation::new(
+        self.training_indices(sample, 1).next().unwrap()
+    }
+
+    /// Data indices of `count` consecutive training samples from `first`, building each epoch's
+    /// permutation once rather than per sample.
+    pub fn training_indices(&self, first: u64, count: u64) -> impl Iterator<Item = u64> + '_ {
+        let mut epoch = first / self.training;
+        let mut within = first % self.training;
+        let mut order = self.epoch_order(epoch);
+        (0..count).map(move |_| {
+            if within == self.training {
+                (epoch, within) = (epoch + 1, 0);
+                order = self.epoch_order(epoch);
+            }
+            within += 1;
+            self.order.apply(self.validation + order.apply(within - 1))
+        })
+    }
+
+    fn epoch_order(&self, epoch: u64) -> Permutation {
+        Permutation::new(
             self.training,
             self.seed
                 .wrapping_add(epoch.wrapping_mul(0x9E37_79B9_7F4A_7C15)),
-        );
-        self.order
-            .apply(self.validation + epoch_order.apply(within))
+        )
     }
 
     #[inline]
@@ -149,6 +165,20 @@ mod tests {
         a.sort_unstable();
         b.sort_unstable();
         assert_eq!(a, b, "every epoch visits the same training positions");
+        let batched: Vec<_> = split.training_indices(900, 100).collect();
+        assert_eq!(
+            batched,
+            (900..1000)
+                .map(|i| split.training_index(i))
+                .collect::<Vec<_>>()
+        );
+        let batched: Vec<_> = split.training_indices(900, 100).collect();
+        assert_eq!(
+            batched,
+            (900..1000)
+                .map(|i| split.training_index(i))
+                .collect::<Vec<_>>()
+        );
         let in_order = first.windows(2).filter(|w| w[1] == w[0] + 1).count();
         assert!(
             in_order < 20,

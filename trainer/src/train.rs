@@ -10,7 +10,7 @@ use rayon::prelude::*;
 use crate::error::{Result, TrainerError};
 use crate::features::{target, Features};
 use crate::loader::Dataset;
-use crate::model::{Gradients, Model};
+use crate::model::{Gradients, Model, MINIBATCH};
 use crate::optim::{self, AdamW, StepSize};
 use crate::shuffle::Split;
 use patina::nnue::INPUTS;
@@ -80,15 +80,17 @@ impl<'d, const N: usize> Trainer<'d, N> {
             workers.par_iter_mut().enumerate().for_each(|(t, worker)| {
                 worker.grads.clear();
                 worker.loss = 0.0;
-                for i in (t * shard).min(batch)..((t + 1) * shard).min(batch) {
-                    let board = data.get(split.training_index(first + i as u64));
-                    let error = model.backprop(
-                        &Features::of(&board),
-                        target(&board, wdl),
-                        &mut worker.grads,
-                    );
-                    worker.loss += f64::from(error);
+                let (start, end) = ((t * shard).min(batch), ((t + 1) * shard).min(batch));
+                let mut positions = Vec::with_capacity(MINIBATCH);
+                for index in split.training_indices(first + start as u64, (end - start) as u64) {
+                    let board = data.get(index);
+                    positions.push((Features::of(&board), target(&board, wdl)));
+                    if positions.len() == MINIBATCH {
+                        worker.loss += model.backprop_minibatch(&positions, &mut worker.grads);
+                        positions.clear();
+                    }
                 }
+                worker.loss += model.backprop_minibatch(&positions, &mut worker.grads);
             })
         });
         let loss = self.workers.iter().map(|w| w.loss).sum::<f64>() / batch as f64;
