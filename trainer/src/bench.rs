@@ -27,6 +27,7 @@ pub fn run(
     batches: usize,
     hidden: &[usize],
     threads: &[usize],
+    shuffle: bool,
     mut report: impl FnMut(&Measurement),
 ) -> Result<()> {
     let boards = synthetic::dataset(positions, 1);
@@ -40,10 +41,10 @@ pub fn run(
     for &t in threads {
         for &n in hidden {
             let measurement = match n {
-                128 => measure::<128>(&data, t, batches)?,
-                256 => measure::<256>(&data, t, batches)?,
-                512 => measure::<512>(&data, t, batches)?,
-                1024 => measure::<1024>(&data, t, batches)?,
+                128 => measure::<128>(&data, t, batches, shuffle)?,
+                256 => measure::<256>(&data, t, batches, shuffle)?,
+                512 => measure::<512>(&data, t, batches, shuffle)?,
+                1024 => measure::<1024>(&data, t, batches, shuffle)?,
                 _ => {
                     return Err(TrainerError::Config(format!(
                         "bench has N = 128, 256, 512 and 1024, not {n}"
@@ -56,8 +57,16 @@ pub fn run(
     Ok(())
 }
 
-fn measure<const N: usize>(data: &Dataset, threads: usize, batches: usize) -> Result<Measurement> {
-    let split = Split::new(data.len(), 0, 0)?;
+fn measure<const N: usize>(
+    data: &Dataset,
+    threads: usize,
+    batches: usize,
+    shuffle: bool,
+) -> Result<Measurement> {
+    let mut split = Split::new(data.len(), 0, 0)?;
+    if !shuffle {
+        split = split.in_file_order();
+    }
     let mut trainer = Trainer::<N>::new(Model::random(0), data, split, BATCH_SIZE, threads)?;
     trainer.train_batch(0.001, 0.5)?;
     let clock = Instant::now();

@@ -81,16 +81,30 @@ impl<'d, const N: usize> Trainer<'d, N> {
                 worker.grads.clear();
                 worker.loss = 0.0;
                 let (start, end) = ((t * shard).min(batch), ((t + 1) * shard).min(batch));
+                let mut indices =
+                    split.training_indices(first + start as u64, (end - start) as u64);
+                let (mut chosen, mut boards) =
+                    (Vec::with_capacity(MINIBATCH), Vec::with_capacity(MINIBATCH));
                 let mut positions = Vec::with_capacity(MINIBATCH);
-                for index in split.training_indices(first + start as u64, (end - start) as u64) {
-                    let board = data.get(index);
-                    positions.push((Features::of(&board), target(&board, wdl)));
-                    if positions.len() == MINIBATCH {
-                        worker.loss += model.backprop_minibatch(&positions, &mut worker.grads);
-                        positions.clear();
+                loop {
+                    // Choose the whole minibatch, then fetch it, then decode it: the reads are
+                    // random and mostly miss the cache, and back to back they are all in flight
+                    // at once instead of one at a time between long computations.
+                    chosen.clear();
+                    chosen.extend(indices.by_ref().take(MINIBATCH));
+                    if chosen.is_empty() {
+                        break;
                     }
+                    boards.clear();
+                    boards.extend(chosen.iter().map(|&index| data.get(index)));
+                    positions.clear();
+                    positions.extend(
+                        boards
+                            .iter()
+                            .map(|board| (Features::of(board), target(board, wdl))),
+                    );
+                    worker.loss += model.backprop_minibatch(&positions, &mut worker.grads);
                 }
-                worker.loss += model.backprop_minibatch(&positions, &mut worker.grads);
             })
         });
         let loss = self.workers.iter().map(|w| w.loss).sum::<f64>() / batch as f64;
