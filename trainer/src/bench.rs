@@ -5,7 +5,7 @@
 
 use std::time::Instant;
 
-use crate::error::Result;
+use crate::error::{Result, TrainerError};
 use crate::loader::Dataset;
 use crate::model::Model;
 use crate::shuffle::Split;
@@ -25,7 +25,9 @@ pub struct Measurement {
 pub fn run(
     positions: usize,
     batches: usize,
+    hidden: &[usize],
     threads: &[usize],
+    shuffle: bool,
     mut report: impl FnMut(&Measurement),
 ) -> Result<()> {
     let boards = synthetic::dataset(positions, 1);
@@ -37,16 +39,34 @@ pub fn run(
     println!("data: {positions} generated positions, {pieces:.1} pieces on average; batch {BATCH_SIZE}, {batches} timed batches");
     let data = Dataset::from_boards(boards);
     for &t in threads {
-        report(&measure::<128>(&data, t, batches)?);
-        report(&measure::<256>(&data, t, batches)?);
-        report(&measure::<512>(&data, t, batches)?);
-        report(&measure::<1024>(&data, t, batches)?);
+        for &n in hidden {
+            let measurement = match n {
+                128 => measure::<128>(&data, t, batches, shuffle)?,
+                256 => measure::<256>(&data, t, batches, shuffle)?,
+                512 => measure::<512>(&data, t, batches, shuffle)?,
+                1024 => measure::<1024>(&data, t, batches, shuffle)?,
+                _ => {
+                    return Err(TrainerError::Config(format!(
+                        "bench has N = 128, 256, 512 and 1024, not {n}"
+                    )))
+                }
+            };
+            report(&measurement);
+        }
     }
     Ok(())
 }
 
-fn measure<const N: usize>(data: &Dataset, threads: usize, batches: usize) -> Result<Measurement> {
-    let split = Split::new(data.len(), 0, 0)?;
+fn measure<const N: usize>(
+    data: &Dataset,
+    threads: usize,
+    batches: usize,
+    shuffle: bool,
+) -> Result<Measurement> {
+    let mut split = Split::new(data.len(), 0, 0)?;
+    if !shuffle {
+        split = split.in_file_order();
+    }
     let mut trainer = Trainer::<N>::new(Model::random(0), data, split, BATCH_SIZE, threads)?;
     trainer.train_batch(0.001, 0.5)?;
     let clock = Instant::now();

@@ -30,6 +30,8 @@ pub struct Config {
     pub seed: u64,
     /// Positions held out for the validation loss (at most a tenth of the data).
     pub validation: u64,
+    /// A fresh random order every epoch; `false` reads in file order (for pre-shuffled data).
+    pub shuffle: bool,
     pub lr: LrSchedule,
     pub wdl: WdlSchedule,
     /// viriformat's position filter; its random-skipping options are refused (not reproducible).
@@ -50,6 +52,7 @@ impl Default for Config {
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             seed: 0,
             validation: 1 << 18,
+            shuffle: true,
             lr: LrSchedule::Step {
                 start: 0.001,
                 gamma: 0.1,
@@ -111,6 +114,15 @@ impl fmt::Display for Config {
         writeln!(f, "wdl (λ)           {}", self.wdl)?;
         writeln!(f, "save every        {} superbatches", self.save_rate)?;
         writeln!(f, "threads, seed     {}, {}", self.threads, self.seed)?;
+        writeln!(
+            f,
+            "order             {}",
+            if self.shuffle {
+                "shuffled every epoch"
+            } else {
+                "file order"
+            }
+        )?;
         write!(f, "validation        {} positions", self.validation)
     }
 }

@@ -21,18 +21,26 @@ pub struct Features {
 
 impl Features {
     /// The record must have passed `check_record` (at most 32 pieces, piece types 0–5).
+    ///
+    /// Reads the record's fields directly (bit by bit as bulletformat's own iterator does):
+    /// this runs for every position of every batch.
+    #[inline]
     pub fn of(board: &ChessBoard) -> Self {
         let mut features = Self {
             stm: [0; MAX_ACTIVE],
             ntm: [0; MAX_ACTIVE],
             len: 0,
         };
-        for (piece, square) in *board {
-            let theirs = u16::from(piece >> 3);
-            let piece_square = 64 * u16::from(piece & 7);
-            let square = u16::from(square);
+        let mut nibbles = u128::from_le_bytes(board.pcs);
+        let mut occupied = board.occ;
+        while occupied != 0 {
+            let square = occupied.trailing_zeros() as u16;
+            occupied &= occupied - 1;
+            let piece = nibbles as u16 & 0b1111;
+            nibbles >>= 4;
+            let (theirs, piece_square) = (piece >> 3, 64 * (piece & 7));
             features.stm[features.len] = 384 * theirs + piece_square + square;
-            features.ntm[features.len] = 384 * (1 - theirs) + piece_square + (square ^ 56);
+            features.ntm[features.len] = 384 * (theirs ^ 1) + piece_square + (square ^ 56);
             features.len += 1;
         }
         features
@@ -116,6 +124,21 @@ mod tests {
             ntm.sort_unstable();
             assert_eq!(stm, patina_features(&board, us), "side to move, {fen}");
             assert_eq!(ntm, patina_features(&board, them), "other side, {fen}");
+        }
+    }
+
+    #[test]
+    fn reads_records_as_bulletformats_iterator_does() {
+        let board = record("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R b KQkq - 0 1");
+        let features = Features::of(&board);
+        let pairs: Vec<(u8, u8)> = board.into_iter().collect();
+        assert_eq!(pairs.len(), features.len);
+        for (k, (piece, square)) in pairs.into_iter().enumerate() {
+            let (theirs, piece_square) = (u16::from(piece >> 3), 64 * u16::from(piece & 7));
+            assert_eq!(
+                features.stm[k],
+                384 * theirs + piece_square + u16::from(square)
+            );
         }
     }
 

@@ -50,14 +50,19 @@ enum Command {
         #[arg(long)]
         out: PathBuf,
     },
-    /// Measure training throughput for N = 128, 256, 512, 1024.
+    /// Measure training throughput for hidden sizes N (128, 256, 512, 1024) and thread counts.
     Bench {
         #[arg(long, default_value_t = 262_144)]
         positions: usize,
         #[arg(long, default_value_t = 12)]
         batches: usize,
+        #[arg(long, value_delimiter = ',', default_value = "128,256,512,1024")]
+        hidden: Vec<usize>,
         #[arg(long, value_delimiter = ',', default_value = "1,2")]
         threads: Vec<usize>,
+        /// Read positions in order instead of shuffled.
+        #[arg(long)]
+        no_shuffle: bool,
     },
 }
 
@@ -95,6 +100,9 @@ struct TrainArgs {
     /// Positions held out for the validation loss.
     #[arg(long)]
     validation: Option<u64>,
+    /// Read positions in file order (for data shuffled beforehand) instead of reshuffling every epoch.
+    #[arg(long)]
+    no_shuffle: bool,
     #[arg(long, value_enum)]
     lr_schedule: Option<LrKind>,
     /// Initial learning rate.
@@ -136,6 +144,7 @@ impl TrainArgs {
             || self.threads.is_some()
             || self.seed.is_some()
             || self.validation.is_some()
+            || self.no_shuffle
             || self.lr_schedule.is_some()
             || self.lr.is_some()
             || self.lr_gamma.is_some()
@@ -162,6 +171,9 @@ impl TrainArgs {
             seed,
             validation
         );
+        if self.no_shuffle {
+            config.shuffle = false;
+        }
 
         let (start, gamma, step, end) = match config.lr {
             LrSchedule::Constant { value } => (value, 0.1, 18, value * 0.01),
@@ -282,10 +294,12 @@ fn main() -> ExitCode {
         Command::Bench {
             positions,
             batches,
+            hidden,
             threads,
+            no_shuffle,
         } => {
             println!("{:>6} {:>8} {:>14}", "N", "threads", "positions/s");
-            bench::run(positions, batches, &threads, |m| {
+            bench::run(positions, batches, &hidden, &threads, !no_shuffle, |m| {
                 println!(
                     "{:>6} {:>8} {:>14.0}",
                     m.hidden, m.threads, m.positions_per_second

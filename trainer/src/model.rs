@@ -13,7 +13,7 @@ use rand_xoshiro::{
     Xoshiro256PlusPlus,
 };
 
-use crate::features::{sigmoid, Features};
+use crate::features::{sigmoid, Features, MAX_ACTIVE};
 use patina::nnue::INPUTS;
 
 /// Hidden neurons summed together: 64 f32 lanes are 8 AVX2 registers, leaving room for loads.
@@ -97,41 +97,144 @@ impl<const N: usize> Model<N> {
     /// Adds this position's gradient of (sigmoid(output) − target)² to `grad` and returns that
     /// squared error.
     pub fn backprop(&self, features: &Features, target: f32, grad: &mut Gradients<N>) -> f32 {
-        let (mut stm, mut ntm) = ([0.0; N], [0.0; N]);
-        accumulate(&self.params, self.feature_bias(), features.stm(), &mut stm);
-        accumulate(&self.params, self.feature_bias(), features.ntm(), &mut ntm);
-        let prediction = sigmoid(self.output(&stm, &ntm));
-        let error = prediction - target;
-        // d/d(output) of the squared error, through the sigmoid.
-        let delta = 2.0 * error * prediction * (1.0 - prediction);
+        self.backprop_minibatch(&[(*features, target)], grad) as f32
+    }
 
+    /// Adds the gradients of up to `MINIBATCH` positions and returns their summed squared error.
+    ///
+    /// The first layer's gradient is gathered feature by feature: every row a feature receives
+    /// in the minibatch is summed in registers, then added to its gradient row once. A position
+    /// touches ~50 rows and a minibatch a few hundred distinct ones, so the gradient rows (too big
+    /// for L1, and for L2 at large N) are read and written several times less often.
+    pub fn backprop_minibatch(
+        &self,
+        positions: &[(Features, f32)],
+        grad: &mut Gradients<N>,
+    ) -> f64 {
+        assert!(positions.len() <= MINIBATCH);
+        let scratch = &mut *grad.scratch;
         let (rows, rest) = grad.values.split_at_mut(Self::FEATURE_BIAS);
         let (bias_grad, rest) = rest.split_at_mut(N);
         let (out_stm_grad, rest) = rest.split_at_mut(N);
         let (out_ntm_grad, out_bias_grad) = rest.split_at_mut(N);
-        out_bias_grad[0] += delta;
+        let bias_grad: &mut [f32; N] = bias_grad.try_into().unwrap();
+        let mut loss = 0.0;
+        for (p, (features, target)) in positions.iter().enumerate() {
+            let (stm, ntm) = (&mut scratch.stm, &mut scratch.ntm);
+            accumulate(&self.params, self.feature_bias(), features.stm(), stm);
+            accumulate(&self.params, self.feature_bias(), features.ntm(), ntm);
+            let prediction = sigmoid(self.output(stm, ntm));
+            let error = prediction - target;
+            loss += f64::from(error * error);
+            // d/d(output) of the squared error, through the sigmoid.
+            let delta = 2.0 * error * prediction * (1.0 - prediction);
+            out_bias_grad[0] += delta;
 
-        let (mut d_stm, mut d_ntm) = ([0.0; N], [0.0; N]);
-        hidden_backward(
-            delta,
-            &stm,
-            self.output_weights(0),
-            out_stm_grad.try_into().unwrap(),
-            &mut d_stm,
-        );
-        hidden_backward(
-            delta,
-            &ntm,
-            self.output_weights(1),
-            out_ntm_grad.try_into().unwrap(),
-            &mut d_ntm,
-        );
-        for ((b, s), n) in bias_grad.iter_mut().zip(&d_stm).zip(&d_ntm) {
-            *b += s + n;
+            let (d_stm, d_ntm) = scratch.hidden[2 * p..2 * p + 2].split_at_mut(1);
+            let (d_stm, d_ntm) = (&mut d_stm[0], &mut d_ntm[0]);
+            hidden_backward(
+                delta,
+                stm,
+                self.output_weights(0),
+                out_stm_grad.try_into().unwrap(),
+                d_stm,
+            );
+            hidden_backward(
+                delta,
+                ntm,
+                self.output_weights(1),
+                out_ntm_grad.try_into().unwrap(),
+                d_ntm,
+            );
+            for i in 0..N {
+                bias_grad[i] += d_stm[i] + d_ntm[i];
+            }
+            scratch.rows.add((2 * p) as u16, features.stm());
+            scratch.rows.add((2 * p + 1) as u16, features.ntm());
         }
-        scatter(rows, &mut grad.touched, features.stm(), &d_stm);
-        scatter(rows, &mut grad.touched, features.ntm(), &d_ntm);
-        error * error
+        scratch.rows.group();
+        for (row, sources) in scratch.rows.drain() {
+            grad.touched[row] = true;
+            gather(&mut rows[row * N..][..N], &scratch.hidden, sources);
+        }
+        loss
+    }
+}
+
+/// Positions per call of `backprop_minibatch`.
+pub const MINIBATCH: usize = 32;
+
+/// Working memory kept between calls so nothing is allocated or re-zeroed per position.
+struct Scratch<const N: usize> {
+    stm: [f32; N],
+    ntm: [f32; N],
+    /// Gradient reaching each hidden layer of the minibatch: side to move's, then the other's.
+    hidden: Vec<[f32; N]>,
+    rows: RowGroups,
+}
+
+/// Which hidden-layer gradients of a minibatch each feature row receives, grouped by row
+/// (a counting sort over the 768 rows).
+struct RowGroups {
+    /// (row, source) pairs in arrival order.
+    pairs: Vec<(u16, u16)>,
+    /// Per row: how many sources, then where its group ends while grouping.
+    counts: Vec<u16>,
+    starts: Vec<u16>,
+    /// Rows with at least one source, in first-arrival order.
+    distinct: Vec<u16>,
+    grouped: Vec<u16>,
+}
+
+impl RowGroups {
+    fn new() -> Self {
+        Self {
+            pairs: Vec::with_capacity(2 * MINIBATCH * MAX_ACTIVE),
+            counts: vec![0; INPUTS],
+            starts: vec![0; INPUTS],
+            distinct: Vec::with_capacity(INPUTS),
+            grouped: vec![0; 2 * MINIBATCH * MAX_ACTIVE],
+        }
+    }
+
+    fn add(&mut self, source: u16, rows: &[u16]) {
+        for &row in rows {
+            let count = &mut self.counts[usize::from(row)];
+            if *count == 0 {
+                self.distinct.push(row);
+            }
+            *count += 1;
+            self.pairs.push((row, source));
+        }
+    }
+
+    fn group(&mut self) {
+        let mut start = 0;
+        for &row in &self.distinct {
+            let row = usize::from(row);
+            self.starts[row] = start;
+            start += self.counts[row];
+            self.counts[row] = self.starts[row];
+        }
+        for &(row, source) in &self.pairs {
+            let end = &mut self.counts[usize::from(row)];
+            self.grouped[usize::from(*end)] = source;
+            *end += 1;
+        }
+        self.pairs.clear();
+    }
+
+    /// Each row with its sources, leaving the groups empty for the next minibatch.
+    fn drain(&mut self) -> impl Iterator<Item = (usize, &[u16])> {
+        let (counts, starts, grouped) = (&mut self.counts, &self.starts, &self.grouped);
+        self.distinct.drain(..).map(move |row| {
+            let row = usize::from(row);
+            let (start, end) = (
+                usize::from(starts[row]),
+                usize::from(std::mem::take(&mut counts[row])),
+            );
+            (row, &grouped[start..end])
+        })
     }
 }
 
@@ -140,6 +243,7 @@ impl<const N: usize> Model<N> {
 pub struct Gradients<const N: usize> {
     pub values: Vec<f32>,
     pub touched: Vec<bool>,
+    scratch: Box<Scratch<N>>,
 }
 
 impl<const N: usize> Gradients<N> {
@@ -147,6 +251,12 @@ impl<const N: usize> Gradients<N> {
         Self {
             values: vec![0.0; Model::<N>::LEN],
             touched: vec![false; INPUTS],
+            scratch: Box::new(Scratch {
+                stm: [0.0; N],
+                ntm: [0.0; N],
+                hidden: vec![[0.0; N]; 2 * MINIBATCH],
+                rows: RowGroups::new(),
+            }),
         }
     }
 
@@ -174,7 +284,8 @@ pub fn screlu(x: f32) -> f32 {
     clipped * clipped
 }
 
-/// `acc = bias + Σ weights[row]`, a block of neurons at a time so the block stays in registers.
+/// `acc = bias + Σ weights[row]`, a block of neurons at a time so the block's sums stay in
+/// registers and each weight is loaded once.
 #[inline(always)]
 fn accumulate<const N: usize>(weights: &[f32], bias: &[f32; N], rows: &[u16], acc: &mut [f32; N]) {
     for start in (0..N).step_by(BLOCK) {
@@ -221,26 +332,21 @@ fn hidden_backward<const N: usize>(
     }
 }
 
-/// Adds the hidden layer's gradient to the row of every active feature.
+/// `row += Σ hidden[source]`, a block of neurons at a time so the sum stays in registers.
 #[inline(always)]
-fn scatter<const N: usize>(
-    rows: &mut [f32],
-    touched: &mut [bool],
-    active: &[u16],
-    hidden_grad: &[f32; N],
-) {
-    for &row in active {
-        touched[usize::from(row)] = true;
-    }
+fn gather<const N: usize>(row: &mut [f32], hidden: &[[f32; N]], sources: &[u16]) {
     for start in (0..N).step_by(BLOCK) {
-        let block: &[f32; BLOCK] = hidden_grad[start..start + BLOCK].try_into().unwrap();
-        for &row in active {
-            let grad: &mut [f32; BLOCK] = (&mut rows[usize::from(row) * N + start..][..BLOCK])
+        let mut block = [0.0f32; BLOCK];
+        for &source in sources {
+            let grad: &[f32; BLOCK] = hidden[usize::from(source)][start..start + BLOCK]
                 .try_into()
                 .unwrap();
-            for (g, d) in grad.iter_mut().zip(block) {
-                *g += d;
+            for (b, g) in block.iter_mut().zip(grad) {
+                *b += g;
             }
+        }
+        for (r, b) in row[start..start + BLOCK].iter_mut().zip(&block) {
+            *r += b;
         }
     }
 }

@@ -47,7 +47,10 @@ pub fn run(config: &Config, start: Start) -> Result<PathBuf> {
     say(format!("{config}"));
 
     let data = Dataset::open(&config.data, &config.viri, &config.filter)?;
-    let split = Split::new(data.len(), config.validation, config.seed)?;
+    let mut split = Split::new(data.len(), config.validation, config.seed)?;
+    if !config.shuffle {
+        split = split.in_file_order();
+    }
     say(format!(
         "positions         {} ({} training, {} validation), {:.2} epochs",
         data.len(),

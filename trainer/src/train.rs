@@ -10,7 +10,7 @@ use rayon::prelude::*;
 use crate::error::{Result, TrainerError};
 use crate::features::{target, Features};
 use crate::loader::Dataset;
-use crate::model::{Gradients, Model};
+use crate::model::{Gradients, Model, MINIBATCH};
 use crate::optim::{self, AdamW, StepSize};
 use crate::shuffle::Split;
 use patina::nnue::INPUTS;
@@ -80,14 +80,30 @@ impl<'d, const N: usize> Trainer<'d, N> {
             workers.par_iter_mut().enumerate().for_each(|(t, worker)| {
                 worker.grads.clear();
                 worker.loss = 0.0;
-                for i in (t * shard).min(batch)..((t + 1) * shard).min(batch) {
-                    let board = data.get(split.training_index(first + i as u64));
-                    let error = model.backprop(
-                        &Features::of(&board),
-                        target(&board, wdl),
-                        &mut worker.grads,
+                let (start, end) = ((t * shard).min(batch), ((t + 1) * shard).min(batch));
+                let mut indices =
+                    split.training_indices(first + start as u64, (end - start) as u64);
+                let (mut chosen, mut boards) =
+                    (Vec::with_capacity(MINIBATCH), Vec::with_capacity(MINIBATCH));
+                let mut positions = Vec::with_capacity(MINIBATCH);
+                loop {
+                    // Choose the whole minibatch, then fetch it, then decode it: the reads are
+                    // random and mostly miss the cache, and back to back they are all in flight
+                    // at once instead of one at a time between long computations.
+                    chosen.clear();
+                    chosen.extend(indices.by_ref().take(MINIBATCH));
+                    if chosen.is_empty() {
+                        break;
+                    }
+                    boards.clear();
+                    boards.extend(chosen.iter().map(|&index| data.get(index)));
+                    positions.clear();
+                    positions.extend(
+                        boards
+                            .iter()
+                            .map(|board| (Features::of(board), target(board, wdl))),
                     );
-                    worker.loss += f64::from(error);
+                    worker.loss += model.backprop_minibatch(&positions, &mut worker.grads);
                 }
             })
         });
