@@ -54,7 +54,7 @@ pub struct PlayArgs {
     /// Double Fischer random starts.
     #[arg(long)]
     pub dfrc: bool,
-    /// Seed for the openings [default: from the clock, printed at start].
+    /// Seed for the random openings [default: from the clock, printed at start].
     #[arg(long)]
     pub seed: Option<u64>,
     /// Transposition table per thread, in MB.
