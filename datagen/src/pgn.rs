@@ -1,5 +1,6 @@
 //! `datagen pgn-to-vf`: match games (OpenBench, fastchess, cutechess) to viriformat, using
-//! the engine score each move's comment carries: `{+0.35/12 0.123s}`, `{-M5/20 0.5s}`.
+//! the engine score each move's comment carries: `{+0.35/12 0.123s}`, `{+0.35/12, 0.123s}`,
+//! `{-M5/20 0.5s}`.
 //!
 //! That score is the mover's, so it belongs to the position the move was played from, as
 //! viriformat wants. Book moves carry no score; a game's leading unscored moves become part
@@ -51,6 +52,7 @@ pub struct PgnSummary {
 enum Skip {
     Unfinished,
     Unscored,
+    Unreadable(String),
 }
 
 pub fn run(args: &PgnArgs) -> Result<PgnSummary, PgnError> {
@@ -66,17 +68,10 @@ pub fn run(args: &PgnArgs) -> Result<PgnSummary, PgnError> {
             source,
         })?;
         for (index, game) in parse_games(&text).enumerate() {
-            let game = match game {
-                Ok(game) => game,
-                Err(reason) => {
-                    summary.unreadable += 1;
-                    summary.first_unreadable.get_or_insert_with(|| {
-                        format!("{}, game {}: {reason}", path.display(), index + 1)
-                    });
-                    continue;
-                }
-            };
-            match to_record(&game) {
+            match game
+                .map_err(Skip::Unreadable)
+                .and_then(|game| to_record(&game))
+            {
                 Ok(record) => {
                     summary.games += 1;
                     summary.positions += record.moves.len() as u64;
@@ -87,6 +82,12 @@ pub fn run(args: &PgnArgs) -> Result<PgnSummary, PgnError> {
                 }
                 Err(Skip::Unfinished) => summary.unfinished += 1,
                 Err(Skip::Unscored) => summary.unscored += 1,
+                Err(Skip::Unreadable(reason)) => {
+                    summary.unreadable += 1;
+                    summary.first_unreadable.get_or_insert_with(|| {
+                        format!("{}, game {}: {reason}", path.display(), index + 1)
+                    });
+                }
             }
         }
     }
@@ -107,6 +108,13 @@ fn to_record(game: &PgnGame) -> Result<GameRecord, Skip> {
     let mut board = game.start.clone();
     for &(mv, _) in &game.moves[..book] {
         board.make_move(mv);
+    }
+    // viriformat packs the clock in a byte; a game that starts beyond it is no real game.
+    if board.halfmove_clock() > u16::from(u8::MAX) {
+        return Err(Skip::Unreadable(format!(
+            "halfmove clock {} at the start",
+            board.halfmove_clock()
+        )));
     }
     // The start position is stored without the book moves' history.
     let start = board.clone();
@@ -166,6 +174,7 @@ mod tests {
     #[test]
     fn scores_parse_in_match_formats() {
         assert_eq!(parse_score("+0.35/12 0.123s"), Some(35));
+        assert_eq!(parse_score("+0.35/12, 0.123s, n=4512"), Some(35));
         assert_eq!(parse_score("-1.20/9 0.5s, White wins"), Some(-120));
         assert_eq!(parse_score("0.00/0 0s"), Some(0));
         assert_eq!(parse_score("+M3/15 0.2s"), Some(MATE - 5));

@@ -54,7 +54,7 @@ pub struct PlayArgs {
     /// Double Fischer random starts.
     #[arg(long)]
     pub dfrc: bool,
-    /// Seed for the openings [default: from the clock, printed at start].
+    /// Seed for the random openings [default: from the clock, printed at start].
     #[arg(long)]
     pub seed: Option<u64>,
     /// Transposition table per thread, in MB.
@@ -190,6 +190,77 @@ impl Budget {
     }
 }
 
+/// One thread's engine and file, and the index in that file of its next game.
+struct Worker {
+    thread: usize,
+    engine: Engine,
+    writer: GameWriter,
+    next_game: u64,
+}
+
+impl Worker {
+    fn run(
+        mut self,
+        seed: u64,
+        settings: &SelfPlaySettings,
+        budget: &Budget,
+        tally: &Tally,
+    ) -> Result<(), PlayError> {
+        while budget.claim(tally) {
+            let game_seed = game_seed(seed, self.thread, self.next_game);
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(game_seed);
+            let record = play_game(&mut self.engine, &mut rng, settings)?;
+            self.writer.write(&record.to_viriformat())?;
+            tally.record(record.moves.len(), record.result);
+            self.next_game += 1;
+        }
+        Ok(())
+    }
+}
+
+/// Recovers every thread file in `out` (a torn final game is cut off) and counts what they
+/// hold; returns that and a worker, with its engine, for each of the first `threads` files.
+fn open_output(
+    args: &PlayArgs,
+    threads: usize,
+    network: &Network,
+) -> Result<(Counts, Vec<Worker>), PlayError> {
+    std::fs::create_dir_all(&args.out).map_err(|source| PlayError::Io {
+        path: args.out.clone(),
+        source,
+    })?;
+    let mut files = existing_threads(&args.out)?;
+    files.extend(0..threads);
+    files.sort_unstable();
+    files.dedup();
+    let mut before = Counts::default();
+    let mut workers = Vec::with_capacity(threads);
+    for thread in files {
+        let path = thread_file(&args.out, thread);
+        let (writer, existing) = GameWriter::open(&path)?;
+        if existing.truncated > 0 {
+            eprintln!(
+                "{}: cut off {} bytes of a game that was being written",
+                path.display(),
+                existing.truncated
+            );
+        }
+        before.games += existing.games;
+        before.positions += existing.positions;
+        if thread < threads {
+            let mut engine = Engine::new(Box::new(*network));
+            engine.set_hash(args.hash).map_err(PlayError::Hash)?;
+            workers.push(Worker {
+                thread,
+                engine,
+                writer,
+                next_game: existing.games,
+            });
+        }
+    }
+    Ok((before, workers))
+}
+
 pub fn run(args: &PlayArgs) -> Result<PlaySummary, PlayError> {
     let soft_nodes = args.nodes.max(1);
     let hard_nodes = args.hard_nodes.unwrap_or(soft_nodes.saturating_mul(10));
@@ -214,36 +285,7 @@ pub fn run(args: &PlayArgs) -> Result<PlaySummary, PlayError> {
             .map_or(0, |d| d.as_nanos() as u64)
     });
     eprintln!("seed {seed}");
-
-    std::fs::create_dir_all(&args.out).map_err(|source| PlayError::Io {
-        path: args.out.clone(),
-        source,
-    })?;
-    let threads = args.threads.max(1);
-    let mut before = Counts::default();
-    let mut workers = Vec::with_capacity(threads);
-    let mut files: Vec<usize> = existing_threads(&args.out)?;
-    files.extend(0..threads);
-    files.sort_unstable();
-    files.dedup();
-    for k in files {
-        let path = thread_file(&args.out, k);
-        let (writer, existing) = GameWriter::open(&path)?;
-        if existing.truncated > 0 {
-            eprintln!(
-                "{}: cut off {} bytes of a game that was being written",
-                path.display(),
-                existing.truncated
-            );
-        }
-        before.games += existing.games;
-        before.positions += existing.positions;
-        if k < threads {
-            let mut engine = Engine::new(network.clone());
-            engine.set_hash(args.hash).map_err(PlayError::Hash)?;
-            workers.push((k, writer, engine, existing.games));
-        }
-    }
+    let (before, workers) = open_output(args, args.threads.max(1), &network)?;
 
     let target = Target::from(args.target);
     let budget = Budget {
@@ -253,7 +295,6 @@ pub fn run(args: &PlayArgs) -> Result<PlaySummary, PlayError> {
         failed: AtomicBool::new(false),
     };
     let tally = Tally::default();
-    let progress = Progress::new(target, before);
     let settings = SelfPlaySettings {
         openings: OpeningSource {
             book: book.as_ref(),
@@ -265,40 +306,29 @@ pub fn run(args: &PlayArgs) -> Result<PlaySummary, PlayError> {
         max_opening_score: args.max_opening_score,
         adjudication: args.adjudication.clone(),
     };
-
+    let progress = Progress::new(target, before);
     let results: Vec<Result<(), PlayError>> = std::thread::scope(|scope| {
-        let workers: Vec<_> = workers
+        let handles: Vec<_> = workers
             .into_iter()
-            .map(|(k, mut writer, mut engine, first_index)| {
-                let (budget, tally, settings) = (&budget, &tally, &settings);
+            .map(|worker| {
+                let (settings, budget, tally) = (&settings, &budget, &tally);
                 scope.spawn(move || {
-                    let mut index = first_index;
-                    while budget.claim(tally) {
-                        let mut rng = Xoshiro256PlusPlus::seed_from_u64(game_seed(seed, k, index));
-                        let outcome = play_game(&mut engine, &mut rng, settings)
-                            .map_err(PlayError::from)
-                            .and_then(|record| {
-                                writer.write(&record.to_viriformat())?;
-                                tally.record(record.moves.len(), record.result);
-                                Ok(())
-                            });
-                        if outcome.is_err() {
-                            budget.failed.store(true, Relaxed);
-                            return outcome;
-                        }
-                        index += 1;
+                    let result = worker.run(seed, settings, budget, tally);
+                    if result.is_err() {
+                        // The others finish the game they are playing, then stop.
+                        budget.failed.store(true, Relaxed);
                     }
-                    Ok(())
+                    result
                 })
             })
             .collect();
-        while !workers.iter().all(|w| w.is_finished()) {
+        while !handles.iter().all(|h| h.is_finished()) {
             progress.update(&tally.counts());
             std::thread::sleep(Duration::from_millis(100));
         }
-        workers
+        handles
             .into_iter()
-            .map(|w| w.join().expect("a worker panicked"))
+            .map(|h| h.join().expect("a worker panicked"))
             .collect()
     });
     progress.update(&tally.counts());

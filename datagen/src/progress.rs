@@ -101,7 +101,7 @@ impl Progress {
             Target::Positions(_) => "positions",
         };
         let style = ProgressStyle::with_template(&format!(
-            "{{elapsed_precise}} [{{wide_bar}}] {{human_pos}}/{{human_len}} {unit} | {{msg}} | ETA {{eta}}"
+            "{{elapsed_precise}} [{{bar:25}}] {{human_pos}}/{{human_len}} {unit} | {{msg}} | ETA {{eta}}"
         ))
         .expect("the template is valid");
         let bar = ProgressBar::new(target.amount())
@@ -125,11 +125,13 @@ impl Progress {
         };
         self.bar.set_position(self.target.reached(&total));
         self.bar.set_message(format!(
-            "{} games, {} pos, {:.0} pos/s | {}",
+            "{} games, {} pos, {:.0} pos/s | W/D/L {}/{}/{}",
             run.games,
             run.positions,
             run.positions as f64 / self.start.elapsed().as_secs_f64(),
-            run.results()
+            run.white_wins,
+            run.draws,
+            run.black_wins
         ));
     }
 

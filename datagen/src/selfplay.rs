@@ -91,7 +91,12 @@ fn balanced_opening(
     settings: &SelfPlaySettings,
 ) -> Result<(Board, SearchResult), SelfPlayError> {
     for _ in 0..MAX_REJECTED_OPENINGS {
-        let Some(board) = settings.openings.generate(rng) else {
+        // A book position may already be drawn by rule (its halfmove clock past 100, say).
+        let Some(board) = settings
+            .openings
+            .generate(rng)
+            .filter(|board| board.outcome().is_none())
+        else {
             continue;
         };
         engine.clear();

@@ -104,7 +104,7 @@ impl Stats {
         for (label, &count) in labels.iter().zip(&self.score_buckets) {
             writeln!(
                 text,
-                "  {label:>13} {count:>12} {:>6.2}% {}",
+                "  {label:>14} {count:>10} {:>6.2}% {}",
                 100.0 * count as f64 / c.positions.max(1) as f64,
                 "#".repeat((40 * count / most) as usize)
             )

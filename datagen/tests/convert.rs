@@ -106,6 +106,12 @@ const PGN: &str = r#"[Event "fastchess"]
 
 1. Rd8# {+M1/1 0.001s, White mates} 1-0
 
+[Event "clock beyond a byte"]
+[FEN "4k3/8/8/8/8/8/8/R3K3 w - - 300 200"]
+[Result "1/2-1/2"]
+
+1. Ra2 {+5.00/3} 1/2-1/2
+
 [Event "broken"]
 [Result "1-0"]
 
@@ -133,7 +139,7 @@ fn pgn_games_become_viriformat_with_their_scores() {
             summary.unscored,
             summary.unreadable
         ),
-        (2, 9, 1, 1, 1)
+        (2, 9, 1, 1, 2)
     );
 
     let games = read_with_viriformat(&out);
