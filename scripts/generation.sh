@@ -14,7 +14,8 @@
 #   THREADS [2]            datagen and trainer threads              WINDOW [2] generations of data
 #   SUPERBATCHES [40]      BATCHES [100] batches of 16384 per superbatch
 #   LR [0.001]  LR_END [0.00001] cosine schedule   WDL [0.3 after gen 0, 1.0 for gen 0's data] λ
-#   TC [8+0.08]  ELO0 [0]  ELO1 [5]  MAX_ROUNDS [3000]   SPRT settings (see sprt.sh)
+#   TC [8+0.08]  ELO0 [0]  ELO1 [5]  MAX_ROUNDS [3000]   SPRT settings (see sprt.sh); a small
+#   MAX_ROUNDS suits early generations, whose gains are large enough to decide in a few games
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 DATA=${DATA:-$HOME/patina-data}
@@ -80,10 +81,13 @@ rm -rf "$sprt_dir"
 set +e
 OUT=$sprt_dir TC=${TC:-8+0.08} MAX_ROUNDS=${MAX_ROUNDS:-3000} \
   "$repo/scripts/sprt.sh" "$bin/patina-candidate" "$bin/patina-base" "${ELO0:-0}" "${ELO1:-5}"
+# The verdict is computed from the games themselves (see lineage.py), also when fastchess ran out
+# of rounds on a lopsided early-generation match without printing one.
+python3 "$repo/scripts/lineage.py" verdict --log "$sprt_dir/fastchess.log" --elo0 "${ELO0:-0}" --elo1 "${ELO1:-5}"
 verdict=$?
 set -e
 if [ $verdict -ne 0 ]; then
-  log "generation $child not promoted (sprt exit $verdict); keep the data and try other settings"
+  log "generation $child not promoted (verdict $verdict); keep the data and try other settings"
   exit 1
 fi
 
@@ -94,6 +98,6 @@ cp "$candidate" "$repo/nets/$name"
 echo "$name" > "$repo/nets/DEFAULT"
 python3 "$repo/scripts/lineage.py" record --net "$name" --parent "$parent_name" --hidden "$hidden" \
   --games-dir "$games" --datagen "$bin/datagen" --nodes "${NODES:-5000}" --window "$window" \
-  --train-dir "$run" --sprt-log "$sprt_dir/fastchess.log" --tc "${TC:-8+0.08}"
+  --train-dir "$run" --sprt-log "$sprt_dir/fastchess.log" --tc "${TC:-8+0.08}" --elo0 "${ELO0:-0}" --elo1 "${ELO1:-5}"
 python3 "$repo/scripts/lineage.py" render
 log "promoted $name; commit nets/ to make it the default for everyone"

@@ -6,6 +6,7 @@ import argparse
 import csv
 import hashlib
 import json
+import math
 import re
 import subprocess
 import sys
@@ -20,20 +21,44 @@ def load():
     return json.loads(LINEAGE.read_text()) if LINEAGE.exists() else []
 
 
-def sprt_result(log_text):
-    """Last Elo, games and LLR lines of a fastchess log."""
-    elo = re.findall(r"^Elo: (-?[\d.]+) \+/- ([\d.]+|nan|inf)", log_text, re.M)
-    games = re.findall(r"^Games: (\d+), Wins: (\d+), Losses: (\d+), Draws: (\d+)", log_text, re.M)
-    llr = re.findall(r"^LLR: (-?[\d.]+) .*?(\[[^\]]*\])", log_text, re.M)
-    if not (elo and games and llr):
-        sys.exit("the SPRT log has no final Elo/Games/LLR lines")
+def match_stats(log_text, elo0, elo1):
+    """W/D/L of engine `new` from fastchess's game lines, with the Elo estimate, its 95% error
+    and the GSPRT log-likelihood ratio (trinomial normal approximation, logistic Elo model).
+    Computed here rather than read from fastchess so that lopsided early-generation matches,
+    where fastchess's constrained MLE reports nothing, still get a verdict."""
+    w = d = l = 0
+    for white, res in re.findall(r"^Finished game \d+ \((\w+) vs \w+\): (\S+)", log_text, re.M):
+        if res == "1/2-1/2":
+            d += 1
+        elif res in ("1-0", "0-1"):
+            if (res == "1-0") == (white == "new"):
+                w += 1
+            else:
+                l += 1
+    n = w + d + l
+    if n == 0:
+        sys.exit("no finished games in the log")
+    score = (w + 0.5 * d) / n
+    var = max((w * (1 - score) ** 2 + d * (0.5 - score) ** 2 + l * score**2) / n, 1e-4)
+
+    def elo(s):
+        s = min(max(s, 1e-6), 1 - 1e-6)
+        return -400 * math.log10(1 / s - 1)
+
+    def expected(e):
+        return 1 / (1 + 10 ** (-e / 400))
+
+    margin = 1.96 * math.sqrt(var / n)
+    s0, s1 = expected(elo0), expected(elo1)
+    llr = n * (s1 - s0) * (2 * score - s0 - s1) / (2 * var)
     return {
-        "elo": float(elo[-1][0]),
-        "error": elo[-1][1],
-        "games": int(games[-1][0]),
-        "wdl": [int(games[-1][1]), int(games[-1][3]), int(games[-1][2])],
-        "llr": float(llr[-1][0]),
-        "bounds": llr[-1][1],
+        "elo": elo(score),
+        # Near a perfect score the upper side is unbounded: quote the distance to the lower bound.
+        "error": (elo(score + margin) - elo(score - margin)) / 2 if score + margin < 1 else elo(score) - elo(score - margin),
+        "games": n,
+        "wdl": [w, d, l],
+        "llr": llr,
+        "bounds": f"(-2.94, 2.94) [{elo0}, {elo1}]",
     }
 
 
@@ -65,7 +90,7 @@ def record(args):
             "final_train_loss": float(history[-1]["train_loss"]),
             "final_validation_loss": float(history[-1]["validation_loss"]),
         },
-        "sprt": {"tc": args.tc, **sprt_result(Path(args.sprt_log).read_text())},
+        "sprt": {"tc": args.tc, **match_stats(Path(args.sprt_log).read_text(), args.elo0, args.elo1)},
     }
     lineage = [e for e in load() if e["net"] != args.net] + [entry]
     LINEAGE.write_text(json.dumps(lineage, indent=2) + "\n")
@@ -76,12 +101,13 @@ def render(_args):
     rows = ["| net | N | parent | data | training | Elo vs parent |", "|---|---|---|---|---|---|"]
     for e in lineage:
         d, t, s = e["data"], e["training"], e["sprt"]
+        earlier = f" (+{d['window_generations'] - 1} earlier)" if d["window_generations"] > 1 else ""
         rows.append(
             f"| `{e['net']}` (sha256 {e['sha256'][:12]}…) | {e['hidden']} | `{e['parent']}` "
-            f"| {d['games_dir']} (+{d['window_generations'] - 1} earlier): {d['games']} games, {d['positions']} positions, "
+            f"| {d['games_dir']}{earlier}: {d['games']} games, {d['positions']} positions, "
             f"{d['nodes_per_move']} nodes/move, {d['random_plies']} random plies "
             f"| {t['superbatches']} superbatches, final loss {t['final_train_loss']:.5f} (val {t['final_validation_loss']:.5f}) "
-            f"| {s['elo']:+.1f} ± {s['error']} ({s['games']} games, W/D/L {'/'.join(map(str, s['wdl']))}, "
+            f"| {s['elo']:+.1f} ± {s['error']:.1f} ({s['games']} games, W/D/L {'/'.join(map(str, s['wdl']))}, "
             f"LLR {s['llr']:.2f} {s['bounds']}, {s['tc']}) |"
         )
     readme = NETS / "README.md"
@@ -101,16 +127,22 @@ def render(_args):
     for e in lineage:
         total += e["sprt"]["elo"]
         elo.append(total)
-        err = e["sprt"]["error"]
-        errors.append(float(err) if re.fullmatch(r"[\d.]+", err) else 0.0)
+        errors.append(e["sprt"]["error"])
     fig, ax = plt.subplots(figsize=(6, 4))
     ax.errorbar(range(len(elo)), elo, yerr=errors, marker="o", capsize=3)
+    ax.set_xticks(range(len(elo)))
     ax.set_xlabel("generation")
     ax.set_ylabel("Elo relative to generation 0 (sum of SPRT estimates)")
     ax.set_title("Patina: strength by generation")
     ax.grid(alpha=0.3)
     fig.tight_layout()
     fig.savefig(NETS / "elo-by-generation.png", dpi=100)
+
+
+def verdict_command(args):
+    stats = match_stats(Path(args.log).read_text(), args.elo0, args.elo1)
+    print(f"W/D/L {stats['wdl']}, Elo {stats['elo']:+.1f} ± {stats['error']:.1f}, LLR {stats['llr']:.2f} {stats['bounds']}")
+    sys.exit(0 if stats["llr"] >= 2.94 else 1 if stats["llr"] <= -2.94 else 3)
 
 
 def main():
@@ -121,9 +153,15 @@ def main():
         rec.add_argument(f"--{name}", required=True)
     for name in ["hidden", "nodes", "window"]:
         rec.add_argument(f"--{name}", required=True, type=int)
+    for name in ["elo0", "elo1"]:
+        rec.add_argument(f"--{name}", type=float, default=0.0 if name == "elo0" else 5.0)
     sub.add_parser("render")
+    verdict = sub.add_parser("verdict", help="exit 0 if the match log accepts H1, 1 if H0, 3 if undecided")
+    verdict.add_argument("--log", required=True)
+    verdict.add_argument("--elo0", type=float, default=0.0)
+    verdict.add_argument("--elo1", type=float, default=5.0)
     args = parser.parse_args()
-    {"record": record, "render": render}[args.command](args)
+    {"record": record, "render": render, "verdict": verdict_command}[args.command](args)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ use patina::engine::Engine;
 use patina::nnue::{Network, NetworkError};
 use patina::search::score::Score;
 use patina::tools::genfens::MAX_OPENING_SCORE;
-use patina::tools::openings::{Book, BookError, OpeningSource};
+use patina::tools::openings::{Book, BookError, OpeningSource, RANDOM_PLIES, RANDOM_PLIES_AFTER_BOOK};
 use rand_xoshiro::rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use thiserror::Error;
@@ -278,7 +278,7 @@ pub fn run(args: &PlayArgs) -> Result<PlaySummary, PlayError> {
     let random_plies =
         args.random_plies
             .clone()
-            .unwrap_or(if book.is_some() { 2..=3 } else { 8..=9 });
+            .unwrap_or(if book.is_some() { RANDOM_PLIES_AFTER_BOOK } else { RANDOM_PLIES });
     let seed = args.seed.unwrap_or_else(|| {
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)

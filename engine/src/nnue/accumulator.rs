@@ -135,7 +135,7 @@ impl AccumulatorStack {
         self.top -= 1;
     }
 
-    /// Back to the root entry, e.g. before a new search from the same position.
+    /// Both perspectives' accumulators for the position at the top of the stack.
     pub fn current(&self) -> &[Accumulator; 2] {
         &self.entries[self.top]
     }

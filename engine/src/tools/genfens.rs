@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use rand_xoshiro::rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use super::openings::{Book, OpeningSource};
+use super::openings::{Book, OpeningSource, RANDOM_PLIES, RANDOM_PLIES_AFTER_BOOK};
 use crate::engine::Engine;
 use crate::search::{Limits, Silent};
 use crate::uci::command::{number, ParseError};
@@ -77,7 +77,7 @@ pub fn generate(
     let source = OpeningSource {
         book: book.as_ref(),
         dfrc: request.dfrc,
-        random_plies: if book.is_some() { 2..=3 } else { 8..=9 },
+        random_plies: if book.is_some() { RANDOM_PLIES_AFTER_BOOK } else { RANDOM_PLIES },
     };
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(request.seed);
     let mut fens = Vec::with_capacity(request.count);

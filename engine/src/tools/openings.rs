@@ -157,6 +157,10 @@ pub fn dfrc_board(white: usize, black: usize) -> Board {
     board
 }
 
+/// Random plies after the start position, and after a book position (which is varied already).
+pub const RANDOM_PLIES: std::ops::RangeInclusive<u32> = 8..=9;
+pub const RANDOM_PLIES_AFTER_BOOK: std::ops::RangeInclusive<u32> = 2..=3;
+
 /// How to begin a game before the engine plays it.
 pub struct OpeningSource<'a> {
     pub book: Option<&'a Book>,
