@@ -15,7 +15,9 @@ use patina::engine::Engine;
 use patina::nnue::{Network, NetworkError};
 use patina::search::score::Score;
 use patina::tools::genfens::MAX_OPENING_SCORE;
-use patina::tools::openings::{Book, BookError, OpeningSource, RANDOM_PLIES, RANDOM_PLIES_AFTER_BOOK};
+use patina::tools::openings::{
+    Book, BookError, OpeningSource, RANDOM_PLIES, RANDOM_PLIES_AFTER_BOOK,
+};
 use rand_xoshiro::rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use thiserror::Error;
@@ -275,10 +277,11 @@ pub fn run(args: &PlayArgs) -> Result<PlaySummary, PlayError> {
         None => Network::embedded(),
     };
     let book = args.book.as_deref().map(Book::load).transpose()?;
-    let random_plies =
-        args.random_plies
-            .clone()
-            .unwrap_or(if book.is_some() { RANDOM_PLIES_AFTER_BOOK } else { RANDOM_PLIES });
+    let random_plies = args.random_plies.clone().unwrap_or(if book.is_some() {
+        RANDOM_PLIES_AFTER_BOOK
+    } else {
+        RANDOM_PLIES
+    });
     let seed = args.seed.unwrap_or_else(|| {
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)

@@ -23,7 +23,7 @@ impl TimeManager {
                 .max(Duration::from_millis(1));
             return Self {
                 start,
-                soft: Some(budget),
+                soft: None,
                 hard: Some(budget),
             };
         }

@@ -59,7 +59,10 @@ impl ThreadData {
     fn visit_node(&mut self, shared: &SharedContext) {
         self.nodes += 1;
         // With one thread `go nodes` is exact; with more the sum is checked at intervals below.
-        if self.is_main() && self.completed_depth >= 1 && self.limits.nodes.is_some_and(|limit| self.nodes >= limit) {
+        if self.is_main()
+            && self.completed_depth >= 1
+            && self.limits.nodes.is_some_and(|limit| self.nodes >= limit)
+        {
             shared.stop.store(true, Relaxed);
         }
         if self.nodes % TIME_CHECK_INTERVAL != 0 {

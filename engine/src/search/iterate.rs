@@ -84,6 +84,15 @@ impl ThreadData {
             }
         }
 
+        if self.is_main() && previous_best.is_some_and(|best| best != self.root_moves[0].mv) {
+            // An interrupted iteration found a better move: show the line that will be played.
+            reporter.report(&self.search_info(
+                shared,
+                self.completed_depth + 1,
+                0,
+                ScoreBound::Lower,
+            ));
+        }
         if self.is_main() {
             // UCI forbids answering a ponder or infinite search before `ponderhit`/`stop`.
             while (self.limits.infinite || shared.pondering.load(Relaxed)) && !shared.stopped() {

@@ -77,7 +77,11 @@ pub fn generate(
     let source = OpeningSource {
         book: book.as_ref(),
         dfrc: request.dfrc,
-        random_plies: if book.is_some() { RANDOM_PLIES_AFTER_BOOK } else { RANDOM_PLIES },
+        random_plies: if book.is_some() {
+            RANDOM_PLIES_AFTER_BOOK
+        } else {
+            RANDOM_PLIES
+        },
     };
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(request.seed);
     let mut fens = Vec::with_capacity(request.count);
