@@ -31,6 +31,33 @@ pub struct TtHit {
     pub was_pv: bool,
 }
 
+impl TtHit {
+    /// Whether the stored bound settles a search of the window (alpha, beta).
+    pub fn cuts(&self, alpha: Score, beta: Score) -> bool {
+        match self.bound {
+            Bound::Exact => true,
+            Bound::Lower => self.score >= beta,
+            Bound::Upper => self.score <= alpha,
+            Bound::None => false,
+        }
+    }
+
+    /// A static evaluation sharpened by the stored bound when the bound is tighter.
+    pub fn refine(&self, eval: Score) -> Score {
+        let tighter = match self.bound {
+            Bound::Exact => true,
+            Bound::Lower => self.score > eval,
+            Bound::Upper => self.score < eval,
+            Bound::None => false,
+        };
+        if tighter && self.score.abs() < score::MATE_BOUND {
+            self.score
+        } else {
+            eval
+        }
+    }
+}
+
 #[derive(Zeroable)]
 struct Entry {
     /// `key ^ data`, so that `stored_key ^ data == key` proves the pair was written together.

@@ -183,12 +183,7 @@ impl ThreadData {
         let tt_pv = Node::PV || tt_hit.is_some_and(|hit| hit.was_pv);
         self.stack[ply].tt_pv = tt_pv;
         if let Some(hit) = tt_hit {
-            let usable = match hit.bound {
-                Bound::Exact => true,
-                Bound::Lower => hit.score >= beta,
-                Bound::Upper => hit.score <= alpha,
-                Bound::None => false,
-            };
+            let usable = hit.cuts(alpha, beta);
             if !Node::PV && hit.depth >= depth && usable && self.board.halfmove_clock() < 90 {
                 return hit.score;
             }
@@ -216,15 +211,7 @@ impl ThreadData {
             static_eval = Some(corrected);
             eval = corrected;
             if let Some(hit) = tt_hit {
-                let tighter = match hit.bound {
-                    Bound::Exact => true,
-                    Bound::Lower => hit.score > eval,
-                    Bound::Upper => hit.score < eval,
-                    Bound::None => false,
-                };
-                if tighter && hit.score.abs() < MATE_BOUND {
-                    eval = hit.score;
-                }
+                eval = hit.refine(eval);
             }
         }
         self.stack[ply].static_eval = static_eval;
@@ -652,12 +639,7 @@ impl ThreadData {
         let key = self.board.key();
         let tt_hit = shared.tt.probe(key, ply);
         if let Some(hit) = tt_hit {
-            let usable = match hit.bound {
-                Bound::Exact => true,
-                Bound::Lower => hit.score >= beta,
-                Bound::Upper => hit.score <= alpha,
-                Bound::None => false,
-            };
+            let usable = hit.cuts(alpha, beta);
             if !Node::PV && usable {
                 return hit.score;
             }
@@ -677,15 +659,7 @@ impl ThreadData {
             };
             best_score = self.corrected(raw_eval);
             if let Some(hit) = tt_hit {
-                let tighter = match hit.bound {
-                    Bound::Exact => true,
-                    Bound::Lower => hit.score > best_score,
-                    Bound::Upper => hit.score < best_score,
-                    Bound::None => false,
-                };
-                if tighter && hit.score.abs() < MATE_BOUND {
-                    best_score = hit.score;
-                }
+                best_score = hit.refine(best_score);
             }
             if best_score >= beta {
                 if tt_hit.is_none() {
