@@ -16,6 +16,7 @@
 #   LR [0.001]  LR_END [0.00001] cosine schedule   WDL [0.3 after gen 0, 1.0 for gen 0's data] λ
 #   TC [8+0.08]  ELO0 [0]  ELO1 [5]  MAX_ROUNDS [3000]   SPRT settings (see sprt.sh); a small
 #   MAX_ROUNDS suits early generations, whose gains are large enough to decide in a few games
+#   MIN_GAMES [40]         games before a decided match may be stopped early
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 DATA=${DATA:-$HOME/patina-data}
@@ -44,6 +45,7 @@ fi
 
 # 1. Self-play with the parent (resumes an interrupted run in the same directory).
 games=$DATA/gen$k
+mkdir -p "$games"
 "$bin/datagen" play --out "$games" --positions "${POSITIONS:-1000000}" --threads "$THREADS" \
   --nodes "${NODES:-5000}" --net "$parent" --seed "$((k * 1000 + 1))" > "$games/datagen.log" 2>&1 \
   || { log "datagen failed, see $games/datagen.log"; exit 1; }
@@ -80,10 +82,25 @@ sprt_dir=$DATA/sprt-gen$child
 rm -rf "$sprt_dir"
 set +e
 OUT=$sprt_dir TC=${TC:-8+0.08} MAX_ROUNDS=${MAX_ROUNDS:-3000} \
-  "$repo/scripts/sprt.sh" "$bin/patina-candidate" "$bin/patina-base" "${ELO0:-0}" "${ELO1:-5}"
-# The verdict is computed from the games themselves (see lineage.py), also when fastchess ran out
-# of rounds on a lopsided early-generation match without printing one.
-python3 "$repo/scripts/lineage.py" verdict --log "$sprt_dir/fastchess.log" --elo0 "${ELO0:-0}" --elo1 "${ELO1:-5}"
+  "$repo/scripts/sprt.sh" "$bin/patina-candidate" "$bin/patina-base" "${ELO0:-0}" "${ELO1:-5}" &
+sprt=$!
+# The verdict is computed from the games themselves (see lineage.py): fastchess gives none when
+# nearly every game is won, as in early generations, so the match is stopped here once the
+# games decide it (after at least MIN_GAMES [40], so the Elo estimate means something).
+verdict() {
+  python3 "$repo/scripts/lineage.py" verdict --log "$sprt_dir/fastchess.log" \
+    --elo0 "${ELO0:-0}" --elo1 "${ELO1:-5}"
+}
+while kill -0 $sprt 2>/dev/null; do
+  sleep 15
+  played=$(grep -c "^Finished game" "$sprt_dir/fastchess.log" 2>/dev/null)
+  if [ "${played:-0}" -ge "${MIN_GAMES:-40}" ]; then
+    verdict > /dev/null
+    if [ $? -le 1 ]; then pkill -INT -f "file=$sprt_dir/games.pgn"; fi
+  fi
+done
+wait $sprt
+verdict
 verdict=$?
 set -e
 if [ $verdict -ne 0 ]; then
