@@ -62,6 +62,26 @@ def match_stats(log_text, elo0, elo1):
     }
 
 
+def elo_of_score(s):
+    return -400 * math.log10(1 / s - 1)
+
+
+def lower_bound(wdl):
+    """One-sided 95% lower bound on the Elo of a match with no losses (Wilson score interval),
+    where the point estimate is infinite and a symmetric error bar means nothing."""
+    w, d, l = wdl
+    n, z = w + d + l, 1.645
+    p = (w + 0.5 * d) / n
+    low = (p + z * z / (2 * n) - z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))) / (1 + z * z / n)
+    return elo_of_score(low)
+
+
+def elo_text(s):
+    if s["wdl"][2] == 0 and s["wdl"][0] > 0:
+        return f"≥ {lower_bound(s['wdl']):+.0f} (95% lower bound; no losses)"
+    return f"{s['elo']:+.1f} ± {s['error']:.1f}"
+
+
 def record(args):
     net = NETS / args.net
     stats = subprocess.run([args.datagen, "stats", *sorted(map(str, Path(args.games_dir).glob("*.vf")))],
@@ -107,7 +127,7 @@ def render(_args):
             f"| {d['games_dir']}{earlier}: {d['games']} games, {d['positions']} positions, "
             f"{d['nodes_per_move']} nodes/move, {d['random_plies']} random plies "
             f"| {t['superbatches']} superbatches, final loss {t['final_train_loss']:.5f} (val {t['final_validation_loss']:.5f}) "
-            f"| {s['elo']:+.1f} ± {s['error']:.1f} ({s['games']} games, W/D/L {'/'.join(map(str, s['wdl']))}, "
+            f"| {elo_text(s)} ({s['games']} games, W/D/L {'/'.join(map(str, s['wdl']))}, "
             f"LLR {s['llr']:.2f} {s['bounds']}, {s['tc']}) |"
         )
     readme = NETS / "README.md"
@@ -123,16 +143,19 @@ def render(_args):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    # A match without losses adds its lower bound (and no error bar): the sum stays a floor.
     elo, errors, total = [0.0], [0.0], 0.0
     for e in lineage:
-        total += e["sprt"]["elo"]
+        s = e["sprt"]
+        unbounded = s["wdl"][2] == 0 and s["wdl"][0] > 0
+        total += lower_bound(s["wdl"]) if unbounded else s["elo"]
         elo.append(total)
-        errors.append(e["sprt"]["error"])
+        errors.append(0.0 if unbounded else s["error"])
     fig, ax = plt.subplots(figsize=(6, 4))
     ax.errorbar(range(len(elo)), elo, yerr=errors, marker="o", capsize=3)
     ax.set_xticks(range(len(elo)))
     ax.set_xlabel("generation")
-    ax.set_ylabel("Elo relative to generation 0 (sum of SPRT estimates)")
+    ax.set_ylabel("Elo over generation 0 (sum of SPRT estimates;\nlower bounds for matches without a loss)")
     ax.set_title("Patina: strength by generation")
     ax.grid(alpha=0.3)
     fig.tight_layout()

@@ -1,6 +1,7 @@
 //! Move generation checked against published perft counts.
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
 use patina::board::Board;
 use patina::tools::perft::perft;
@@ -113,28 +114,28 @@ fn suite(name: &str) -> Option<Vec<(String, Vec<u64>)>> {
 }
 
 /// Each position at the deepest depth with at most `budget` leaves.
+/// Every entry at the deepest listed depth whose count is within `budget`, the entries shared
+/// out among all cores.
 fn run_suite(name: &str, budget: u64) {
     let Some(entries) = suite(name) else { return };
-    for (fen, counts) in entries {
-        let mut board = Board::from_fen(&fen).unwrap_or_else(|e| panic!("{fen}: {e}"));
-        let depth = counts.iter().rposition(|&c| c <= budget).unwrap_or(0);
-        assert_eq!(
-            perft(&mut board, depth as u32 + 1),
-            counts[depth],
-            "{fen} depth {}",
-            depth + 1
-        );
-    }
-}
-
-#[test]
-fn standard_suite() {
-    run_suite("perftsuite.epd", 2_000_000);
-}
-
-#[test]
-fn chess960_suite() {
-    run_suite("frcperftsuite.epd", 1_000_000);
+    let next = AtomicUsize::new(0);
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                while let Some((fen, counts)) = entries.get(next.fetch_add(1, Relaxed)) {
+                    let mut board = Board::from_fen(fen).unwrap_or_else(|e| panic!("{fen}: {e}"));
+                    let depth = counts.iter().rposition(|&c| c <= budget).unwrap_or(0);
+                    assert_eq!(
+                        perft(&mut board, depth as u32 + 1),
+                        counts[depth],
+                        "{fen} depth {}",
+                        depth + 1
+                    );
+                }
+            });
+        }
+    });
 }
 
 /// The whole suites at every listed depth (billions of nodes): `cargo test --release -- --ignored`.

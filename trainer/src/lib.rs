@@ -4,6 +4,7 @@
 //! The network's shape, quantisation and feature index come from `patina::nnue`; nothing here
 //! redefines them.
 
+pub mod backprop;
 pub mod bench;
 pub mod checkpoint;
 pub mod config;

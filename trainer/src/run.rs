@@ -120,7 +120,10 @@ pub fn run(config: &Config, start: Start) -> Result<PathBuf> {
 
         if superbatch % config.save_rate as u64 == 0 || superbatch == config.superbatches as u64 {
             let name = format!("{}-{superbatch}", config.net_id);
-            save_net(&trainer.model, &config.out_dir.join(format!("{name}.nnue")))?;
+            save_net(
+                trainer.model(),
+                &config.out_dir.join(format!("{name}.nnue")),
+            )?;
             checkpoint(&trainer, &history, config, data.len())
                 .save(&config.out_dir.join(format!("{name}.ckpt")))?;
             say(format!("saved {name}.nnue and {name}.ckpt"));
@@ -128,8 +131,8 @@ pub fn run(config: &Config, start: Start) -> Result<PathBuf> {
     }
 
     let net = config.out_dir.join(format!("{}.nnue", config.net_id));
-    save_net(&trainer.model, &net)?;
-    write_atomic(&net.with_extension("f32"), &float_bytes(&trainer.model))?;
+    save_net(trainer.model(), &net)?;
+    write_atomic(&net.with_extension("f32"), &float_bytes(trainer.model()))?;
     say(format!(
         "wrote {} and {}",
         net.display(),
@@ -155,7 +158,7 @@ fn checkpoint(
         step: trainer.step,
         data_len,
         history: history.to_vec(),
-        params: trainer.model.params.clone(),
+        params: trainer.model().params.clone(),
         momentum: trainer.adam.momentum.clone(),
         velocity: trainer.adam.velocity.clone(),
     }
@@ -191,9 +194,11 @@ fn restore(
     if checkpoint.momentum.len() != len || checkpoint.velocity.len() != len {
         return fail("optimiser state has the wrong size".into());
     }
-    trainer.model = Model::from_params(checkpoint.params).ok_or(TrainerError::Config(
-        "cannot resume: weights have the wrong size".into(),
-    ))?;
+    trainer.set_model(
+        Model::from_params(checkpoint.params).ok_or(TrainerError::Config(
+            "cannot resume: weights have the wrong size".into(),
+        ))?,
+    );
     trainer.adam = AdamW {
         momentum: checkpoint.momentum,
         velocity: checkpoint.velocity,

@@ -7,13 +7,13 @@
 
 use rayon::prelude::*;
 
+use crate::backprop::{backprop, copy_rows_to_runs, BlockedWeights, Gradients, CHUNK};
 use crate::error::{Result, TrainerError};
 use crate::features::{target, Features};
 use crate::loader::Dataset;
-use crate::model::{Gradients, Model, MINIBATCH};
+use crate::model::Model;
 use crate::optim::{self, AdamW, StepSize};
 use crate::shuffle::Split;
-use patina::nnue::INPUTS;
 
 /// Validation positions per independently summed block (fixed, so the sum does not depend on
 /// the thread count).
@@ -27,7 +27,9 @@ struct Worker<const N: usize> {
 }
 
 pub struct Trainer<'d, const N: usize> {
-    pub model: Model<N>,
+    model: Model<N>,
+    /// The model's feature weights as the backward pass reads them, rewritten with every update.
+    blocked: BlockedWeights<N>,
     pub adam: AdamW,
     /// Batches done since the start of training; with the batch size it is the data position.
     pub step: u64,
@@ -53,6 +55,7 @@ impl<'d, const N: usize> Trainer<'d, N> {
             .map_err(|e| TrainerError::Config(format!("cannot start {threads} threads: {e}")))?;
         Ok(Self {
             adam: AdamW::new(Model::<N>::LEN),
+            blocked: BlockedWeights::new(&model),
             model,
             step: 0,
             batch_size,
@@ -69,12 +72,26 @@ impl<'d, const N: usize> Trainer<'d, N> {
         })
     }
 
+    pub fn model(&self) -> &Model<N> {
+        &self.model
+    }
+
+    pub fn blocked(&self) -> &BlockedWeights<N> {
+        &self.blocked
+    }
+
+    /// Replaces the weights, e.g. with a checkpoint's.
+    pub fn set_model(&mut self, model: Model<N>) {
+        self.blocked.refresh(&model);
+        self.model = model;
+    }
+
     /// Trains on the next batch and returns its mean loss.
     pub fn train_batch(&mut self, lr: f32, wdl: f32) -> Result<f64> {
         let batch = self.batch_size;
         let shard = batch.div_ceil(self.workers.len());
         let first = self.step * batch as u64;
-        let (model, data, split) = (&self.model, self.data, &self.split);
+        let (model, blocked, data, split) = (&self.model, &self.blocked, self.data, &self.split);
         let workers = &mut self.workers;
         self.pool.install(|| {
             workers.par_iter_mut().enumerate().for_each(|(t, worker)| {
@@ -83,27 +100,16 @@ impl<'d, const N: usize> Trainer<'d, N> {
                 let (start, end) = ((t * shard).min(batch), ((t + 1) * shard).min(batch));
                 let mut indices =
                     split.training_indices(first + start as u64, (end - start) as u64);
-                let (mut chosen, mut boards) =
-                    (Vec::with_capacity(MINIBATCH), Vec::with_capacity(MINIBATCH));
-                let mut positions = Vec::with_capacity(MINIBATCH);
+                let mut chosen = Vec::with_capacity(CHUNK);
+                let mut positions = Vec::with_capacity(CHUNK);
                 loop {
-                    // Choose the whole minibatch, then fetch it, then decode it: the reads are
-                    // random and mostly miss the cache, and back to back they are all in flight
-                    // at once instead of one at a time between long computations.
                     chosen.clear();
-                    chosen.extend(indices.by_ref().take(MINIBATCH));
+                    chosen.extend(indices.by_ref().take(CHUNK));
                     if chosen.is_empty() {
                         break;
                     }
-                    boards.clear();
-                    boards.extend(chosen.iter().map(|&index| data.get(index)));
-                    positions.clear();
-                    positions.extend(
-                        boards
-                            .iter()
-                            .map(|board| (Features::of(board), target(board, wdl))),
-                    );
-                    worker.loss += model.backprop_minibatch(&positions, &mut worker.grads);
+                    fetch(data, &chosen, wdl, &mut positions);
+                    worker.loss += backprop(model, blocked, &positions, &mut worker.grads);
                 }
             })
         });
@@ -122,11 +128,14 @@ impl<'d, const N: usize> Trainer<'d, N> {
         Ok(loss)
     }
 
-    /// Sums the workers' gradients (skipping rows a worker never touched) and applies AdamW,
-    /// both in parallel over stretches of parameters.
+    /// Sums the workers' gradients (skipping rows a worker never touched), applies AdamW and
+    /// copies the new feature weights into the blocked layout, all in parallel over stretches
+    /// of parameters.
     fn update(&mut self, step: StepSize) {
         let stretch = ROWS_PER_UPDATE * N;
         let workers = &self.workers;
+        let mut runs = self.blocked.row_runs(ROWS_PER_UPDATE);
+        runs.resize_with(Model::<N>::LEN.div_ceil(stretch), Vec::new);
         let params = self.model.params.par_chunks_mut(stretch);
         let momentum = self.adam.momentum.par_chunks_mut(stretch);
         let velocity = self.adam.velocity.par_chunks_mut(stretch);
@@ -136,20 +145,15 @@ impl<'d, const N: usize> Trainer<'d, N> {
                 .zip(momentum)
                 .zip(velocity)
                 .zip(summed)
+                .zip(runs)
                 .enumerate()
-                .for_each(|(c, (((p, m), v), sum))| {
-                    let start = c * stretch;
+                .for_each(|(c, ((((p, m), v), sum), mut runs))| {
                     sum.fill(0.0);
                     for worker in workers {
-                        let grads = &worker.grads.values[start..start + sum.len()];
-                        for (r, (dst, src)) in sum.chunks_mut(N).zip(grads.chunks(N)).enumerate() {
-                            let row = start / N + r;
-                            if row >= INPUTS || worker.grads.touched[row] {
-                                dst.iter_mut().zip(src).for_each(|(d, s)| *d += s);
-                            }
-                        }
+                        worker.grads.add_to(c * stretch, sum);
                     }
                     optim::update(p, m, v, sum, step);
+                    copy_rows_to_runs::<N>(p, &mut runs);
                 })
         });
     }
@@ -178,4 +182,18 @@ impl<'d, const N: usize> Trainer<'d, N> {
         });
         Some(blocks.iter().sum::<f64>() / len as f64)
     }
+}
+
+/// The chosen positions' features and targets. The records are fetched all before any is
+/// decoded: the reads are random and mostly miss the cache, and back to back they are all in
+/// flight at once instead of one at a time between longer computations.
+#[inline(never)]
+fn fetch(data: &Dataset, chosen: &[u64], wdl: f32, positions: &mut Vec<(Features, f32)>) {
+    let boards: Vec<_> = chosen.iter().map(|&index| data.get(index)).collect();
+    positions.clear();
+    positions.extend(
+        boards
+            .iter()
+            .map(|board| (Features::of(board), target(board, wdl))),
+    );
 }

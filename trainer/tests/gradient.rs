@@ -1,10 +1,12 @@
 //! The hand-written backward pass against finite differences of an independent f64 forward pass.
 
+use trainer::backprop::{backprop, BlockedWeights, Gradients, CHUNK};
 use trainer::features::Features;
-use trainer::model::{Gradients, Model};
+use trainer::model::Model;
 use trainer::synthetic;
 
-const N: usize = 64;
+/// Two blocks of neurons, so the block loops are exercised.
+const N: usize = 128;
 const INPUTS: usize = 768;
 
 /// Σ (sigmoid(output) − target)² over the positions, in f64, written from the definition.
@@ -39,7 +41,7 @@ fn reference_loss(params: &[f64], positions: &[(Features, f32)]) -> f64 {
 #[test]
 fn backprop_matches_finite_differences() {
     // Scaled up so many hidden units sit inside SCReLU's curved range and the output is not tiny.
-    let model = synthetic::teacher(3);
+    let model = synthetic::teacher::<N>(3);
     let mut positions = Vec::new();
     synthetic::random_walk(12, 5, |board| {
         let record = synthetic::to_record(board);
@@ -48,9 +50,7 @@ fn backprop_matches_finite_differences() {
     });
 
     let mut grads = Gradients::<N>::new();
-    for (features, target) in &positions {
-        model.backprop(features, *target, &mut grads);
-    }
+    backprop(&model, &BlockedWeights::new(&model), &positions, &mut grads);
 
     let params: Vec<f64> = model.params.iter().map(|&w| f64::from(w)).collect();
     let touched_row = positions[0].0.stm()[0] as usize;
@@ -67,7 +67,7 @@ fn backprop_matches_finite_differences() {
         minus[index] -= h;
         let numeric =
             (reference_loss(&plus, &positions) - reference_loss(&minus, &positions)) / (2.0 * h);
-        let analytic = f64::from(grads.values[index]);
+        let analytic = f64::from(grads.get(index));
         let tolerance = 1e-4 + 2e-3 * numeric.abs();
         assert!(
             (numeric - analytic).abs() < tolerance,
@@ -76,7 +76,7 @@ fn backprop_matches_finite_differences() {
         checked += 1;
     }
     assert!(checked > 4 * N);
-    let nonzero = grads.values.iter().filter(|g| **g != 0.0).count();
+    let nonzero = all(&grads).iter().filter(|g| **g != 0.0).count();
     assert!(
         nonzero > 2 * N,
         "the check must not pass on an all-zero gradient"
@@ -86,12 +86,54 @@ fn backprop_matches_finite_differences() {
 
 #[test]
 fn clearing_resets_touched_rows_and_dense_layers() {
-    let model = synthetic::teacher(1);
+    let model = synthetic::teacher::<N>(1);
+    let weights = BlockedWeights::new(&model);
     let mut grads = Gradients::<N>::new();
     synthetic::random_walk(3, 1, |board| {
-        model.backprop(&Features::of(&synthetic::to_record(board)), 0.3, &mut grads);
+        let position = (Features::of(&synthetic::to_record(board)), 0.3);
+        backprop(&model, &weights, &[position], &mut grads);
     });
+    assert!(all(&grads).iter().any(|&g| g != 0.0));
     grads.clear();
-    assert!(grads.values.iter().all(|&g| g == 0.0));
+    assert!(all(&grads).iter().all(|&g| g == 0.0));
     assert!(grads.touched.iter().all(|&t| !t));
+}
+
+#[test]
+fn chunked_backprop_sums_the_per_position_gradients() {
+    let model = synthetic::teacher::<N>(2);
+    let mut positions = Vec::new();
+    // More than one chunk, ending in a partial one.
+    synthetic::random_walk(2 * CHUNK + 37, 9, |board| {
+        let target = (positions.len() as f32 * 0.61) % 1.0;
+        positions.push((Features::of(&synthetic::to_record(board)), target));
+    });
+    let weights = BlockedWeights::new(&model);
+    let mut together = Gradients::<N>::new();
+    let loss_together = backprop(&model, &weights, &positions, &mut together);
+    let mut one_by_one = Gradients::<N>::new();
+    let loss_one_by_one: f64 = positions
+        .iter()
+        .map(|position| {
+            backprop(
+                &model,
+                &weights,
+                std::slice::from_ref(position),
+                &mut one_by_one,
+            )
+        })
+        .sum();
+    assert!((loss_together - loss_one_by_one).abs() < 1e-6 * loss_one_by_one);
+    assert_eq!(together.touched, one_by_one.touched);
+    let (together, one_by_one) = (all(&together), all(&one_by_one));
+    let scale = one_by_one.iter().fold(0.0f32, |m, g| m.max(g.abs()));
+    assert!(scale > 0.0);
+    for (i, (a, b)) in together.iter().zip(&one_by_one).enumerate() {
+        assert!((a - b).abs() <= 1e-4 * scale, "parameter {i}: {a} vs {b}");
+    }
+}
+
+/// Every parameter's gradient, in `Model::params` order.
+fn all(grads: &Gradients<N>) -> Vec<f32> {
+    (0..Model::<N>::LEN).map(|i| grads.get(i)).collect()
 }

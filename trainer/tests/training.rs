@@ -3,6 +3,7 @@
 
 use patina::board::Board;
 use patina::nnue::{AccumulatorStack, Network, HIDDEN, SCALE};
+use trainer::backprop::BlockedWeights;
 use trainer::error::TrainerError;
 use trainer::features::Features;
 use trainer::loader::Dataset;
@@ -23,7 +24,11 @@ fn trained(data: &Dataset, steps: usize, threads: usize) -> (Model<HIDDEN>, Vec<
         .map(|_| trainer.train_batch(0.002, 0.3).unwrap())
         .collect();
     let after = trainer.validation_loss(0.3).unwrap();
-    (trainer.model, losses, before, after)
+    assert!(
+        *trainer.blocked() == BlockedWeights::new(trainer.model()),
+        "the backward pass must read the weights the optimiser wrote"
+    );
+    (trainer.model().clone(), losses, before, after)
 }
 
 #[test]

@@ -1,0 +1,289 @@
+//! The backward pass: gradients of the squared error over chunks of positions.
+//!
+//! A chunk is processed in two sweeps over the hidden layer, a block of `BLOCK` neurons at a
+//! time. The forward sweep sums every position's output and keeps the block's accumulators;
+//! the backward sweep turns them into gradients and adds those to the block's weight rows.
+//! A block's slice of the feature weights and of their gradients (768 rows of `BLOCK` floats,
+//! 192 KB each) stays in L2 while the whole chunk passes through it, so the ~25 rows each
+//! perspective of a position touches come from L2 rather than L3 (whole rows at large N),
+//! whatever order the positions arrive in.
+//!
+//! For that the slices must be contiguous: in bullet's row-major layout a block's rows sit 4N
+//! bytes apart, and at large N such a power-of-two stride maps them all onto a few cache sets
+//! that evict each other. So the feature weights are copied block-major (`BlockedWeights`,
+//! refreshed after every optimiser step) and the gradients are kept block-major too.
+
+use crate::features::{sigmoid, Features};
+use crate::model::{accumulate, activated_dot, block, screlu, Model, BLOCK};
+use patina::nnue::INPUTS;
+
+/// Positions per chunk: loading a block's weight rows into L2 is paid for hundreds of times
+/// over, and the chunk's features stay there beside them.
+pub const CHUNK: usize = 512;
+
+/// The feature weights as `[N / BLOCK][INPUTS][BLOCK]`.
+#[derive(PartialEq)]
+pub struct BlockedWeights<const N: usize> {
+    values: Vec<f32>,
+}
+
+impl<const N: usize> BlockedWeights<N> {
+    pub fn new(model: &Model<N>) -> Self {
+        let mut weights = Self {
+            values: vec![0.0; INPUTS * N],
+        };
+        weights.refresh(model);
+        weights
+    }
+
+    /// Copies the model's feature weights in again.
+    pub fn refresh(&mut self, model: &Model<N>) {
+        let rows = &model.params[..Model::<N>::FEATURE_BIAS];
+        for (row, weights) in rows.chunks_exact(N).enumerate() {
+            for (b, part) in weights.chunks_exact(BLOCK).enumerate() {
+                self.values[(b * INPUTS + row) * BLOCK..][..BLOCK].copy_from_slice(part);
+            }
+        }
+    }
+
+    /// The blocked weights cut into runs of `rows` rows: entry k holds, for every block in
+    /// order, rows `k·rows..(k+1)·rows`, so whoever updates those rows of the model can rewrite
+    /// their copies alongside.
+    pub fn row_runs(&mut self, rows: usize) -> Vec<Vec<&mut [f32]>> {
+        let runs_per_block = INPUTS.div_ceil(rows);
+        let mut runs: Vec<Vec<&mut [f32]>> = (0..runs_per_block).map(|_| Vec::new()).collect();
+        for block in self.values.chunks_exact_mut(INPUTS * BLOCK) {
+            for (k, run) in block.chunks_mut(rows * BLOCK).enumerate() {
+                runs[k].push(run);
+            }
+        }
+        runs
+    }
+}
+
+/// Writes consecutive model rows (row-major, N wide) into their runs from `row_runs`.
+pub fn copy_rows_to_runs<const N: usize>(rows: &[f32], runs: &mut [&mut [f32]]) {
+    for (r, row) in rows.chunks_exact(N).enumerate() {
+        for (run, part) in runs.iter_mut().zip(row.chunks_exact(BLOCK)) {
+            run[r * BLOCK..][..BLOCK].copy_from_slice(part);
+        }
+    }
+}
+
+/// One gradient accumulator with the working memory of its chunks. Feature-weight gradients
+/// are block-major like `BlockedWeights`; the rest follow `Model::params` from the feature bias
+/// on. It remembers which feature rows it has written so clearing and summing skip the rest.
+pub struct Gradients<const N: usize> {
+    features: Vec<f32>,
+    dense: Vec<f32>,
+    pub touched: Vec<bool>,
+    /// The chunk's accumulators, `[N / BLOCK][CHUNK][2][BLOCK]`, from one sweep to the next.
+    hidden: Vec<f32>,
+    /// Each position's output, then the gradient there.
+    outputs: Vec<f32>,
+}
+
+impl<const N: usize> Gradients<N> {
+    pub fn new() -> Self {
+        Self {
+            features: vec![0.0; INPUTS * N],
+            dense: vec![0.0; Model::<N>::LEN - Model::<N>::FEATURE_BIAS],
+            touched: vec![false; INPUTS],
+            hidden: vec![0.0; 2 * CHUNK * N],
+            outputs: vec![0.0; CHUNK],
+        }
+    }
+
+    /// The gradient of parameter `index` of `Model::params`.
+    pub fn get(&self, index: usize) -> f32 {
+        match index.checked_sub(Model::<N>::FEATURE_BIAS) {
+            Some(dense) => self.dense[dense],
+            None => {
+                let (row, neuron) = (index / N, index % N);
+                self.features[((neuron / BLOCK) * INPUTS + row) * BLOCK + neuron % BLOCK]
+            }
+        }
+    }
+
+    /// Adds the gradients of `Model::params[start..start + dst.len()]` to `dst`. A stretch of
+    /// feature weights must be whole rows; untouched rows are skipped.
+    pub fn add_to(&self, start: usize, dst: &mut [f32]) {
+        if let Some(dense) = start.checked_sub(Model::<N>::FEATURE_BIAS) {
+            add(dst, &self.dense[dense..][..dst.len()]);
+            return;
+        }
+        assert!(start % N == 0 && dst.len() % N == 0);
+        for (r, row) in dst.chunks_exact_mut(N).enumerate() {
+            let index = start / N + r;
+            if self.touched[index] {
+                for (b, part) in row.chunks_exact_mut(BLOCK).enumerate() {
+                    add(
+                        part,
+                        &self.features[(b * INPUTS + index) * BLOCK..][..BLOCK],
+                    );
+                }
+            }
+        }
+    }
+
+    /// Back to zero, touching only rows that were written.
+    pub fn clear(&mut self) {
+        for block in self.features.chunks_exact_mut(INPUTS * BLOCK) {
+            for (row, touched) in block.chunks_exact_mut(BLOCK).zip(&self.touched) {
+                if *touched {
+                    row.fill(0.0);
+                }
+            }
+        }
+        self.touched.fill(false);
+        self.dense.fill(0.0);
+    }
+}
+
+impl<const N: usize> Default for Gradients<N> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Adds the gradient of Σ (sigmoid(output) − target)² over `positions` to `grad` and returns
+/// that sum of squared errors. `weights` must hold `model`'s current feature weights.
+pub fn backprop<const N: usize>(
+    model: &Model<N>,
+    weights: &BlockedWeights<N>,
+    positions: &[(Features, f32)],
+    grad: &mut Gradients<N>,
+) -> f64 {
+    positions
+        .chunks(CHUNK)
+        .map(|chunk| backprop_chunk(model, weights, chunk, grad))
+        .sum()
+}
+
+fn backprop_chunk<const N: usize>(
+    model: &Model<N>,
+    weights: &BlockedWeights<N>,
+    positions: &[(Features, f32)],
+    grad: &mut Gradients<N>,
+) -> f64 {
+    forward_sweep(model, weights, positions, grad);
+    let mut loss = 0.0;
+    for ((features, target), output) in positions.iter().zip(grad.outputs.iter_mut()) {
+        let prediction = sigmoid(*output);
+        let error = prediction - target;
+        loss += f64::from(error * error);
+        // d/d(output) of the squared error, through the sigmoid.
+        *output = 2.0 * error * prediction * (1.0 - prediction);
+        for &row in features.stm().iter().chain(features.ntm()) {
+            grad.touched[usize::from(row)] = true;
+        }
+    }
+    backward_sweep(model, positions, grad);
+    loss
+}
+
+/// Every position's output into `grad.outputs`, and its accumulators into `grad.hidden`.
+#[inline(never)]
+fn forward_sweep<const N: usize>(
+    model: &Model<N>,
+    weights: &BlockedWeights<N>,
+    positions: &[(Features, f32)],
+    grad: &mut Gradients<N>,
+) {
+    let outputs = &mut grad.outputs[..positions.len()];
+    outputs.fill(model.params[Model::<N>::OUTPUT_BIAS]);
+    let blocks = weights.values.chunks_exact(INPUTS * BLOCK);
+    for (b, (rows, hidden)) in blocks
+        .zip(grad.hidden.chunks_exact_mut(2 * CHUNK * BLOCK))
+        .enumerate()
+    {
+        let (start, bias) = (b * BLOCK, model.bias_block(b * BLOCK));
+        for (((features, _), output), hidden) in positions
+            .iter()
+            .zip(outputs.iter_mut())
+            .zip(hidden.chunks_exact_mut(2 * BLOCK))
+        {
+            let sides = [features.stm(), features.ntm()].into_iter();
+            for (side, (active, hidden)) in sides.zip(hidden.chunks_exact_mut(BLOCK)).enumerate() {
+                let sum = accumulate(bias, active.iter().map(|&row| row_of(rows, row)));
+                *output += activated_dot(&sum, model.output_block(side, start));
+                hidden.copy_from_slice(&sum);
+            }
+        }
+    }
+}
+
+/// Gradients from the output gradients in `grad.outputs` and the accumulators of the forward
+/// sweep.
+#[inline(never)]
+fn backward_sweep<const N: usize>(
+    model: &Model<N>,
+    positions: &[(Features, f32)],
+    grad: &mut Gradients<N>,
+) {
+    let deltas = &grad.outputs[..positions.len()];
+    let dense = &mut grad.dense;
+    let blocks = grad.features.chunks_exact_mut(INPUTS * BLOCK);
+    for (b, (rows, hidden)) in blocks
+        .zip(grad.hidden.chunks_exact(2 * CHUNK * BLOCK))
+        .enumerate()
+    {
+        let start = b * BLOCK;
+        let mut bias_grad = [0.0; BLOCK];
+        let mut out_grads = [[0.0; BLOCK]; 2];
+        for (((features, _), &delta), hidden) in positions
+            .iter()
+            .zip(deltas)
+            .zip(hidden.chunks_exact(2 * BLOCK))
+        {
+            let sides = [features.stm(), features.ntm()].into_iter();
+            for (side, (active, hidden)) in sides.zip(hidden.chunks_exact(BLOCK)).enumerate() {
+                let hidden_grad = hidden_backward(
+                    delta,
+                    block(hidden, 0),
+                    model.output_block(side, start),
+                    &mut out_grads[side],
+                );
+                add(&mut bias_grad, &hidden_grad);
+                for &row in active {
+                    add(&mut rows[usize::from(row) * BLOCK..][..BLOCK], &hidden_grad);
+                }
+            }
+        }
+        add(&mut dense[start..][..BLOCK], &bias_grad);
+        for (side, out_grad) in out_grads.iter().enumerate() {
+            add(&mut dense[N + side * N + start..][..BLOCK], out_grad);
+        }
+    }
+    dense[3 * N] += deltas.iter().sum::<f32>();
+}
+
+#[inline(always)]
+fn row_of(block_rows: &[f32], row: u16) -> &[f32; BLOCK] {
+    block(block_rows, usize::from(row) * BLOCK)
+}
+
+#[inline(always)]
+fn add(dst: &mut [f32], src: &[f32]) {
+    dst.iter_mut().zip(src).for_each(|(d, s)| *d += s);
+}
+
+/// Adds the output weights' gradient to `weight_grad` and returns the gradient reaching the
+/// hidden layer before activation.
+#[inline(always)]
+fn hidden_backward(
+    delta: f32,
+    hidden: &[f32; BLOCK],
+    weights: &[f32; BLOCK],
+    weight_grad: &mut [f32; BLOCK],
+) -> [f32; BLOCK] {
+    let mut hidden_grad = [0.0; BLOCK];
+    for i in 0..BLOCK {
+        let x = hidden[i];
+        weight_grad[i] = delta.mul_add(screlu(x), weight_grad[i]);
+        // SCReLU' = 2x inside (0, 1) and 0 where it clips.
+        let slope = if x > 0.0 && x < 1.0 { 2.0 * x } else { 0.0 };
+        hidden_grad[i] = delta * weights[i] * slope;
+    }
+    hidden_grad
+}
