@@ -143,14 +143,16 @@ def render(_args):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    # A match without losses adds its lower bound (and no error bar): the sum stays a floor.
-    elo, errors, total = [0.0], [0.0], 0.0
+    # A match without losses adds its lower bound (and no error): the sum stays a floor. The
+    # errors of independent matches add in quadrature.
+    elo, errors, total, variance = [0.0], [0.0], 0.0, 0.0
     for e in lineage:
         s = e["sprt"]
         unbounded = s["wdl"][2] == 0 and s["wdl"][0] > 0
         total += lower_bound(s["wdl"]) if unbounded else s["elo"]
+        variance += 0.0 if unbounded else s["error"] ** 2
         elo.append(total)
-        errors.append(0.0 if unbounded else s["error"])
+        errors.append(math.sqrt(variance))
     fig, ax = plt.subplots(figsize=(6, 4))
     ax.errorbar(range(len(elo)), elo, yerr=errors, marker="o", capsize=3)
     ax.set_xticks(range(len(elo)))
