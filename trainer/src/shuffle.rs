@@ -191,13 +191,6 @@ mod tests {
                 .map(|i| split.training_index(i))
                 .collect::<Vec<_>>()
         );
-        let batched: Vec<_> = split.training_indices(900, 100).collect();
-        assert_eq!(
-            batched,
-            (900..1000)
-                .map(|i| split.training_index(i))
-                .collect::<Vec<_>>()
-        );
         let in_order = first.windows(2).filter(|w| w[1] == w[0] + 1).count();
         assert!(
             in_order < 20,
