@@ -5,6 +5,7 @@
 //! gradient buffer, and buffers are added in thread order, so for a given seed and thread
 //! count every step is bit-for-bit reproducible.
 
+use bulletformat::ChessBoard;
 use rayon::prelude::*;
 
 use crate::backprop::{backprop, copy_rows_to_runs, BlockedWeights, Gradients, CHUNK};
@@ -100,7 +101,8 @@ impl<'d, const N: usize> Trainer<'d, N> {
                 let (start, end) = ((t * shard).min(batch), ((t + 1) * shard).min(batch));
                 let mut indices =
                     split.training_indices(first + start as u64, (end - start) as u64);
-                let mut chosen = Vec::with_capacity(CHUNK);
+                let (mut chosen, mut boards) =
+                    (Vec::with_capacity(CHUNK), Vec::with_capacity(CHUNK));
                 let mut positions = Vec::with_capacity(CHUNK);
                 loop {
                     chosen.clear();
@@ -108,7 +110,7 @@ impl<'d, const N: usize> Trainer<'d, N> {
                     if chosen.is_empty() {
                         break;
                     }
-                    fetch(data, &chosen, wdl, &mut positions);
+                    fetch(data, &chosen, wdl, &mut boards, &mut positions);
                     worker.loss += backprop(model, blocked, &positions, &mut worker.grads);
                 }
             })
@@ -188,8 +190,15 @@ impl<'d, const N: usize> Trainer<'d, N> {
 /// decoded: the reads are random and mostly miss the cache, and back to back they are all in
 /// flight at once instead of one at a time between longer computations.
 #[inline(never)]
-fn fetch(data: &Dataset, chosen: &[u64], wdl: f32, positions: &mut Vec<(Features, f32)>) {
-    let boards: Vec<_> = chosen.iter().map(|&index| data.get(index)).collect();
+fn fetch(
+    data: &Dataset,
+    chosen: &[u64],
+    wdl: f32,
+    boards: &mut Vec<ChessBoard>,
+    positions: &mut Vec<(Features, f32)>,
+) {
+    boards.clear();
+    boards.extend(chosen.iter().map(|&index| data.get(index)));
     positions.clear();
     positions.extend(
         boards
