@@ -23,9 +23,10 @@ def load():
 
 def match_stats(log_text, elo0, elo1):
     """W/D/L of engine `new` from fastchess's game lines, with the Elo estimate, its 95% error
-    and the GSPRT log-likelihood ratio (trinomial normal approximation, logistic Elo model).
-    Computed here rather than read from fastchess so that lopsided early-generation matches,
-    where fastchess's constrained MLE reports nothing, still get a verdict."""
+    and the GSPRT log-likelihood ratio. The LLR is fastchess's own (pentanomial) once its SPRT
+    has decided; before that, and in lopsided early-generation matches where fastchess's
+    constrained MLE reports nothing, it is computed here (trinomial normal approximation,
+    logistic Elo model), which is the more cautious of the two when both exist."""
     w = d = l = 0
     for white, res in re.findall(r"^Finished game \d+ \((\w+) vs \w+\): (\S+)", log_text, re.M):
         if res == "1/2-1/2":
@@ -51,6 +52,8 @@ def match_stats(log_text, elo0, elo1):
     margin = 1.96 * math.sqrt(var / n)
     s0, s1 = expected(elo0), expected(elo1)
     llr = n * (s1 - s0) * (2 * score - s0 - s1) / (2 * var)
+    if re.search(r"^SPRT .* completed - H[01] was accepted", log_text, re.M):
+        llr = float(re.findall(r"^LLR: (-?[\d.]+)", log_text, re.M)[-1])
     return {
         "elo": elo(score),
         # Near a perfect score the upper side is unbounded: quote the distance to the lower bound.

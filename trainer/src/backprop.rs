@@ -2,8 +2,9 @@
 //!
 //! A chunk is processed in two sweeps over the hidden layer, a block of `BLOCK` neurons at a
 //! time. The forward sweep sums every position's output and keeps the block's accumulators;
-//! the backward sweep turns them into gradients and adds those to the block's weight rows.
-//! A block's slice of the feature weights and of their gradients (768 rows of `BLOCK` floats,
+//! the backward sweep turns them into gradients and gathers, for each feature row, the
+//! gradients of the positions where it is active (found through `Occurrences`), so a row's
+//! gradient is written once per chunk rather than once per position using it. A block's slice of the feature weights and of their gradients (768 rows of `BLOCK` floats,
 //! 192 KB each) stays in L2 while the whole chunk passes through it, so the ~25 rows each
 //! perspective of a position touches come from L2 rather than L3 (whole rows at large N),
 //! whatever order the positions arrive in.
@@ -13,7 +14,7 @@
 //! that evict each other. So the feature weights are copied block-major (`BlockedWeights`,
 //! refreshed after every optimiser step) and the gradients are kept block-major too.
 
-use crate::features::{sigmoid, Features};
+use crate::features::{sigmoid, Features, MAX_ACTIVE};
 use crate::model::{accumulate, activated_dot, block, screlu, Model, BLOCK};
 use patina::nnue::INPUTS;
 
@@ -77,8 +78,10 @@ pub struct Gradients<const N: usize> {
     features: Vec<f32>,
     dense: Vec<f32>,
     pub touched: Vec<bool>,
-    /// The chunk's accumulators, `[N / BLOCK][CHUNK][2][BLOCK]`, from one sweep to the next.
+    /// The chunk's accumulators, `[N / BLOCK][CHUNK][2][BLOCK]`, from one sweep to the next,
+    /// then the gradients there.
     hidden: Vec<f32>,
+    occurrences: Occurrences,
     /// Each position's output, then the gradient there.
     outputs: Vec<f32>,
 }
@@ -90,6 +93,7 @@ impl<const N: usize> Gradients<N> {
             dense: vec![0.0; Model::<N>::LEN - Model::<N>::FEATURE_BIAS],
             touched: vec![false; INPUTS],
             hidden: vec![0.0; 2 * CHUNK * N],
+            occurrences: Occurrences::new(),
             outputs: vec![0.0; CHUNK],
         }
     }
@@ -168,15 +172,16 @@ fn backprop_chunk<const N: usize>(
 ) -> f64 {
     forward_sweep(model, weights, positions, grad);
     let mut loss = 0.0;
-    for ((features, target), output) in positions.iter().zip(grad.outputs.iter_mut()) {
+    for ((_, target), output) in positions.iter().zip(grad.outputs.iter_mut()) {
         let prediction = sigmoid(*output);
         let error = prediction - target;
         loss += f64::from(error * error);
         // d/d(output) of the squared error, through the sigmoid.
         *output = 2.0 * error * prediction * (1.0 - prediction);
-        for &row in features.stm().iter().chain(features.ntm()) {
-            grad.touched[usize::from(row)] = true;
-        }
+    }
+    grad.occurrences.index(positions);
+    for (touched, users) in grad.touched.iter_mut().zip(grad.occurrences.rows()) {
+        *touched |= !users.is_empty();
     }
     backward_sweep(model, positions, grad);
     loss
@@ -225,29 +230,29 @@ fn backward_sweep<const N: usize>(
     let dense = &mut grad.dense;
     let blocks = grad.features.chunks_exact_mut(INPUTS * BLOCK);
     for (b, (rows, hidden)) in blocks
-        .zip(grad.hidden.chunks_exact(2 * CHUNK * BLOCK))
+        .zip(grad.hidden.chunks_exact_mut(2 * CHUNK * BLOCK))
         .enumerate()
     {
         let start = b * BLOCK;
         let mut bias_grad = [0.0; BLOCK];
         let mut out_grads = [[0.0; BLOCK]; 2];
-        for (((features, _), &delta), hidden) in positions
-            .iter()
-            .zip(deltas)
-            .zip(hidden.chunks_exact(2 * BLOCK))
-        {
-            let sides = [features.stm(), features.ntm()].into_iter();
-            for (side, (active, hidden)) in sides.zip(hidden.chunks_exact(BLOCK)).enumerate() {
-                let hidden_grad = hidden_backward(
+        for (&delta, hidden) in deltas.iter().zip(hidden.chunks_exact_mut(2 * BLOCK)) {
+            for (side, hidden) in hidden.chunks_exact_mut(BLOCK).enumerate() {
+                hidden_backward(
                     delta,
-                    block(hidden, 0),
+                    hidden.try_into().unwrap(),
                     model.output_block(side, start),
                     &mut out_grads[side],
                 );
-                add(&mut bias_grad, &hidden_grad);
-                for &row in active {
-                    add(&mut rows[usize::from(row) * BLOCK..][..BLOCK], &hidden_grad);
-                }
+                add(&mut bias_grad, hidden);
+            }
+        }
+        let hidden = &*hidden;
+        for (row, users) in rows.chunks_exact_mut(BLOCK).zip(grad.occurrences.rows()) {
+            if !users.is_empty() {
+                let zero = [0.0; BLOCK];
+                let sum = accumulate(&zero, users.iter().map(|&slot| row_of(hidden, slot)));
+                add(row, &sum);
             }
         }
         add(&mut dense[start..][..BLOCK], &bias_grad);
@@ -258,9 +263,64 @@ fn backward_sweep<const N: usize>(
     dense[3 * N] += deltas.iter().sum::<f32>();
 }
 
+/// For each feature row, the chunk's slots (`2 · position + side`) where it is active, in
+/// ascending order: a counting sort of the chunk's features, shared by all blocks.
+struct Occurrences {
+    /// Row r's slots are `slots[starts[r]..starts[r + 1]]`.
+    starts: Vec<u32>,
+    slots: Vec<u16>,
+    cursor: Vec<u32>,
+}
+
+impl Occurrences {
+    const SLOT_LIMIT: () = assert!(2 * CHUNK <= 1 << 16, "slots must fit in u16");
+
+    fn new() -> Self {
+        let () = Self::SLOT_LIMIT;
+        Self {
+            starts: vec![0; INPUTS + 1],
+            slots: vec![0; 2 * CHUNK * MAX_ACTIVE],
+            cursor: vec![0; INPUTS],
+        }
+    }
+
+    fn index(&mut self, positions: &[(Features, f32)]) {
+        let slotted = || {
+            positions.iter().enumerate().flat_map(|(p, (features, _))| {
+                let stm = features.stm().iter().map(move |&row| (row, 2 * p));
+                stm.chain(features.ntm().iter().map(move |&row| (row, 2 * p + 1)))
+            })
+        };
+        self.cursor.fill(0);
+        for (row, _) in slotted() {
+            self.cursor[usize::from(row)] += 1;
+        }
+        let mut total = 0;
+        for (start, count) in self.starts.iter_mut().zip(&mut self.cursor) {
+            *start = total;
+            total += *count;
+            *count = *start;
+        }
+        self.starts[INPUTS] = total;
+        for (row, slot) in slotted() {
+            let next = &mut self.cursor[usize::from(row)];
+            self.slots[*next as usize] = slot as u16;
+            *next += 1;
+        }
+    }
+
+    /// Each row's slots, row by row.
+    fn rows(&self) -> impl Iterator<Item = &[u16]> {
+        self.starts
+            .windows(2)
+            .map(|w| &self.slots[w[0] as usize..w[1] as usize])
+    }
+}
+
+/// Entry `index` of a block's rows of `BLOCK` floats (a feature row, or a slot's gradient).
 #[inline(always)]
-fn row_of(block_rows: &[f32], row: u16) -> &[f32; BLOCK] {
-    block(block_rows, usize::from(row) * BLOCK)
+fn row_of(block_rows: &[f32], index: u16) -> &[f32; BLOCK] {
+    block(block_rows, usize::from(index) * BLOCK)
 }
 
 #[inline(always)]
@@ -268,22 +328,20 @@ fn add(dst: &mut [f32], src: &[f32]) {
     dst.iter_mut().zip(src).for_each(|(d, s)| *d += s);
 }
 
-/// Adds the output weights' gradient to `weight_grad` and returns the gradient reaching the
-/// hidden layer before activation.
+/// Adds the output weights' gradient to `weight_grad` and turns the accumulators in `hidden`
+/// into the gradient reaching the hidden layer before activation.
 #[inline(always)]
 fn hidden_backward(
     delta: f32,
-    hidden: &[f32; BLOCK],
+    hidden: &mut [f32; BLOCK],
     weights: &[f32; BLOCK],
     weight_grad: &mut [f32; BLOCK],
-) -> [f32; BLOCK] {
-    let mut hidden_grad = [0.0; BLOCK];
+) {
     for i in 0..BLOCK {
         let x = hidden[i];
         weight_grad[i] = delta.mul_add(screlu(x), weight_grad[i]);
         // SCReLU' = 2x inside (0, 1) and 0 where it clips.
         let slope = if x > 0.0 && x < 1.0 { 2.0 * x } else { 0.0 };
-        hidden_grad[i] = delta * weights[i] * slope;
+        hidden[i] = delta * weights[i] * slope;
     }
-    hidden_grad
 }
