@@ -7,6 +7,12 @@ use crate::search::params;
 use crate::search::Limits;
 use crate::types::Color;
 
+/// In sudden death no move gets more than this share of what is left. Spending at most a quarter
+/// of the bank while the increment refills it keeps the bank above about four increments, so
+/// late in a long game there is still a margin for a slow `bestmove` round trip; without the cap
+/// an increment-heavy allowance drains the bank into the move overhead.
+const SUDDEN_DEATH_MAX_SHARE: f64 = 0.25;
+
 #[derive(Clone, Debug)]
 pub struct TimeManager {
     start: Instant,
@@ -48,11 +54,14 @@ impl TimeManager {
                     share.mul_f64(2.5) + increment,
                 )
             }
-            None => (
-                available.mul_f64(f64::from(params::tm_soft_percent()) / 1000.0)
-                    + increment.mul_f64(f64::from(params::tm_increment_percent()) / 100.0),
-                available.mul_f64(f64::from(params::tm_hard_percent()) / 1000.0) + increment,
-            ),
+            None => {
+                let cap = available.mul_f64(SUDDEN_DEATH_MAX_SHARE);
+                let soft = available.mul_f64(f64::from(params::tm_soft_percent()) / 1000.0)
+                    + increment.mul_f64(f64::from(params::tm_increment_percent()) / 100.0);
+                let hard =
+                    available.mul_f64(f64::from(params::tm_hard_percent()) / 1000.0) + increment;
+                (soft.min(cap), hard.min(cap))
+            }
         };
         Self {
             start,
@@ -87,5 +96,43 @@ impl TimeManager {
         let stability_scale = [2.0, 1.5, 1.15, 0.95, 0.85, 0.75][stability.min(5)];
         let node_scale = ((1.5 - best_move_nodes) * 1.35).clamp(0.5, 1.8);
         self.elapsed() >= soft.mul_f64(stability_scale * node_scale)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sudden_death(time_ms: u64, increment_ms: u64) -> TimeManager {
+        let mut limits = Limits::default();
+        limits.time[Color::White.index()] = Some(Duration::from_millis(time_ms));
+        limits.increment[Color::White.index()] = Some(Duration::from_millis(increment_ms));
+        TimeManager::new(&limits, Color::White, Duration::from_millis(10))
+    }
+
+    #[test]
+    fn a_move_never_takes_more_than_a_quarter_of_the_bank() {
+        for time in [30, 100, 250, 1_000, 8_000, 60_000] {
+            for increment in [0, 10, 80, 100, 1_000] {
+                let limits = sudden_death(time, increment);
+                let hard = limits.hard.unwrap().as_secs_f64() * 1000.0;
+                assert!(hard <= time as f64 / 4.0 + 1.0, "{time}+{increment}: hard {hard} ms");
+                assert!(limits.soft.unwrap() <= limits.hard.unwrap());
+            }
+        }
+    }
+
+    /// Spending the whole hard limit on every move, the worst case, the bank settles at several
+    /// increments rather than running out.
+    #[test]
+    fn the_bank_settles_above_the_increment_when_every_move_uses_the_hard_limit() {
+        for (start, increment) in [(8_000, 80), (1_000, 10), (10_000, 100), (60_000, 600)] {
+            let mut bank = start;
+            for _ in 0..300 {
+                let spent = sudden_death(bank, increment).hard.unwrap().as_millis() as u64;
+                bank = bank - spent + increment;
+            }
+            assert!(bank >= 3 * increment, "{start}+{increment}: bank {bank} ms");
+        }
     }
 }
