@@ -79,11 +79,6 @@ candidate=$run/$net_id.nnue
 (cd "$repo" && EVALFILE="$candidate" cargo build --release -p patina -q)
 cp "$repo/target/release/patina" "$bin/patina-candidate"
 sprt_dir=$DATA/sprt-gen$child
-rm -rf "$sprt_dir"
-set +e
-OUT=$sprt_dir TC=${TC:-8+0.08} MAX_ROUNDS=${MAX_ROUNDS:-3000} \
-  "$repo/scripts/sprt.sh" "$bin/patina-candidate" "$bin/patina-base" "${ELO0:-0}" "${ELO1:-5}" &
-sprt=$!
 # The verdict is computed from the games themselves (see lineage.py): fastchess gives none when
 # nearly every game is won, as in early generations, so the match is stopped here once the
 # games decide it (after at least MIN_GAMES [40], so the Elo estimate means something).
@@ -91,7 +86,21 @@ verdict() {
   python3 "$repo/scripts/lineage.py" verdict --log "$sprt_dir/fastchess.log" \
     --elo0 "${ELO0:-0}" --elo1 "${ELO1:-5}"
 }
-while kill -0 $sprt 2>/dev/null; do
+# A passed match of these very binaries at these bounds (a run stopped before promotion) stands.
+match_id=$(cat "$bin/patina-candidate" "$bin/patina-base" | sha256sum | cut -c1-16)-${ELO0:-0}-${ELO1:-5}
+set +e
+if [ "$(cat "$sprt_dir/match-id" 2>/dev/null)" = "$match_id" ] && verdict > /dev/null; then
+  log "reusing the decided SPRT in $sprt_dir"
+  sprt=
+else
+  rm -rf "$sprt_dir"
+  mkdir -p "$sprt_dir"
+  echo "$match_id" > "$sprt_dir/match-id"
+  OUT=$sprt_dir TC=${TC:-8+0.08} MAX_ROUNDS=${MAX_ROUNDS:-3000} \
+    "$repo/scripts/sprt.sh" "$bin/patina-candidate" "$bin/patina-base" "${ELO0:-0}" "${ELO1:-5}" &
+  sprt=$!
+fi
+while [ -n "$sprt" ] && kill -0 $sprt 2>/dev/null; do
   sleep 15
   played=$(grep -c "^Finished game" "$sprt_dir/fastchess.log" 2>/dev/null)
   if [ "${played:-0}" -ge "${MIN_GAMES:-40}" ]; then
@@ -99,7 +108,7 @@ while kill -0 $sprt 2>/dev/null; do
     if [ $? -le 1 ]; then pkill -INT -f "file=$sprt_dir/games.pgn"; fi
   fi
 done
-wait $sprt
+[ -n "$sprt" ] && wait $sprt
 verdict
 verdict=$?
 set -e
