@@ -113,7 +113,10 @@ verdict
 verdict=$?
 set -e
 if [ $verdict -ne 0 ]; then
-  log "generation $child not promoted (verdict $verdict); keep the data and try other settings"
+  # Set the candidate and its match aside, so a re-run with other settings trains afresh.
+  rejected=rejected-$(date +%Y%m%d-%H%M%S)
+  mv "$run" "$run-$rejected" && mv "$sprt_dir" "$sprt_dir-$rejected"
+  log "generation $child not promoted (verdict $verdict), kept as $run-$rejected; re-run with other settings (e.g. a wider WINDOW)"
   exit 1
 fi
 
