@@ -116,7 +116,10 @@ mod tests {
             for increment in [0, 10, 80, 100, 1_000] {
                 let limits = sudden_death(time, increment);
                 let hard = limits.hard.unwrap().as_secs_f64() * 1000.0;
-                assert!(hard <= time as f64 / 4.0 + 1.0, "{time}+{increment}: hard {hard} ms");
+                assert!(
+                    hard <= time as f64 / 4.0 + 1.0,
+                    "{time}+{increment}: hard {hard} ms"
+                );
                 assert!(limits.soft.unwrap() <= limits.hard.unwrap());
             }
         }
