@@ -285,15 +285,11 @@ impl Occurrences {
     }
 
     fn index(&mut self, positions: &[(Features, f32)]) {
-        let slotted = || {
-            positions.iter().enumerate().flat_map(|(p, (features, _))| {
-                let stm = features.stm().iter().map(move |&row| (row, 2 * p));
-                stm.chain(features.ntm().iter().map(move |&row| (row, 2 * p + 1)))
-            })
-        };
         self.cursor.fill(0);
-        for (row, _) in slotted() {
-            self.cursor[usize::from(row)] += 1;
+        for (features, _) in positions {
+            for &row in features.stm().iter().chain(features.ntm()) {
+                self.cursor[usize::from(row)] += 1;
+            }
         }
         let mut total = 0;
         for (start, count) in self.starts.iter_mut().zip(&mut self.cursor) {
@@ -302,10 +298,15 @@ impl Occurrences {
             *count = *start;
         }
         self.starts[INPUTS] = total;
-        for (row, slot) in slotted() {
-            let next = &mut self.cursor[usize::from(row)];
-            self.slots[*next as usize] = slot as u16;
-            *next += 1;
+        for (p, (features, _)) in positions.iter().enumerate() {
+            for (side, rows) in [features.stm(), features.ntm()].into_iter().enumerate() {
+                let slot = (2 * p + side) as u16;
+                for &row in rows {
+                    let next = &mut self.cursor[usize::from(row)];
+                    self.slots[*next as usize] = slot;
+                    *next += 1;
+                }
+            }
         }
     }
 
