@@ -23,6 +23,12 @@ DATA=${DATA:-$HOME/patina-data}
 THREADS=${THREADS:-2}
 mkdir -p "$DATA/bin"
 
+# Check the tools the last steps need before hours of self-play.
+. "$repo/scripts/lib.sh"
+find_fastchess
+python3 -c "import matplotlib" 2>/dev/null \
+  || { echo "lineage.py needs matplotlib: pip install -r scripts/requirements.txt" >&2; exit 2; }
+
 log() { echo "[$(date +%H:%M:%S)] $*"; }
 
 parent_name=$(tr -d '[:space:]' < "$repo/nets/DEFAULT")

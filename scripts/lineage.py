@@ -10,6 +10,7 @@ import math
 import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 NETS = Path(__file__).resolve().parent.parent / "nets"
@@ -105,7 +106,6 @@ def record(args):
             "positions": int(files_games_positions.group(2)),
             "nodes_per_move": args.nodes,
             "random_plies": "8-9",
-            "filters": "viriformat default: ply >= 16, not in check, best move quiet, |score| bounded",
         },
         "training": {
             "superbatches": len(history),
@@ -119,17 +119,38 @@ def record(args):
     LINEAGE.write_text(json.dumps(lineage, indent=2) + "\n")
 
 
+def schedule_text(config):
+    """Batches, LR and WDL-λ schedules of a training run, from its saved config."""
+    lr, wdl = config["lr"], config["wdl"]
+    rate = {"cosine": f"LR cosine {lr['start']:g} → {lr.get('end', 0):g}",
+            "step": f"LR {lr['start']:g} ×{lr.get('gamma', 0):g} every {lr.get('step', 0)}"}.get(lr["kind"], lr["kind"])
+    lam = (f"λ {wdl['value']:g}" if wdl["kind"] == "constant"
+           else f"λ {wdl.get('start', 0):g} → {wdl.get('end', 0):g}")
+    return (f"{config['superbatches']} × {config['batches_per_superbatch']} batches of "
+            f"{config['batch_size']}, {rate}, {lam}")
+
+
+def filter_text(config):
+    """The position filter applied when the games were unpacked for training."""
+    f = config["filter"]
+    parts = [f"ply ≥ {f['min_ply']}", f"≥ {f['min_pieces']} pieces", f"score within ±{f['max_eval']}"]
+    parts += [name for key, name in (("filter_check", "not in check"), ("filter_tactical", "quiet best move"),
+                                     ("filter_castling", "no castling move")) if f.get(key)]
+    return ", ".join(parts)
+
+
 def render(_args):
     lineage = load()
     rows = ["| net | N | parent | data | training | Elo vs parent |", "|---|---|---|---|---|---|"]
     for e in lineage:
         d, t, s = e["data"], e["training"], e["sprt"]
+        config = tomllib.loads(t["config"])
         earlier = f" (+{d['window_generations'] - 1} earlier)" if d["window_generations"] > 1 else ""
         rows.append(
             f"| `{e['net']}` (sha256 {e['sha256'][:12]}…) | {e['hidden']} | `{e['parent']}` "
             f"| {d['games_dir']}{earlier}: {d['games']} games, {d['positions']} positions, "
-            f"{d['nodes_per_move']} nodes/move, {d['random_plies']} random plies "
-            f"| {t['superbatches']} superbatches, final loss {t['final_train_loss']:.5f} (val {t['final_validation_loss']:.5f}) "
+            f"{d['nodes_per_move']} nodes/move, {d['random_plies']} random plies; {filter_text(config)} "
+            f"| {schedule_text(config)}; final loss {t['final_train_loss']:.5f} (val {t['final_validation_loss']:.5f}) "
             f"| {elo_text(s)} ({s['games']} games, W/D/L {'/'.join(map(str, s['wdl']))}, "
             f"LLR {s['llr']:.2f} {s['bounds']}, {s['tc']}) |"
         )

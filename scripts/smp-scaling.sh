@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Lazy SMP speed-up: `bench` nps with Threads = 1 and with more, alternating runs so that drift
+# in the machine's speed hits both alike. Run it on an otherwise idle machine.
+#
+#   scripts/smp-scaling.sh [PATINA_BINARY]    (default target/release/patina)
+#
+# Environment: THREADS (2), DEPTH (14: deep enough that starting and stopping the helper threads
+# for each of the 50 positions costs little), RUNS (3), HASH (64).
+set -euo pipefail
+patina=${1:-target/release/patina}
+threads=${THREADS:-2}
+
+nps() {
+  printf 'setoption name Hash value %s\nsetoption name Threads value %s\nbench %s\nquit\n' \
+    "${HASH:-64}" "$1" "${DEPTH:-14}" | "$patina" | awk '/ nodes .* nps$/ { print $3 }'
+}
+
+one=(); many=()
+for _ in $(seq "${RUNS:-3}"); do
+  one+=("$(nps 1)")
+  many+=("$(nps "$threads")")
+  echo "1 thread ${one[-1]} nps, $threads threads ${many[-1]} nps"
+done
+best() { printf '%s\n' "$@" | sort -n | tail -n 1; }
+echo "best: 1 thread $(best "${one[@]}") nps, $threads threads $(best "${many[@]}") nps," \
+  "$(echo "scale=2; $(best "${many[@]}") / $(best "${one[@]}")" | bc)x"
