@@ -12,6 +12,7 @@
 #   DATA [~/patina-data]   where games, training runs and binaries go (never into git)
 #   POSITIONS [1000000]    self-play positions per generation     NODES [5000] soft nodes per move
 #   THREADS [2]            datagen and trainer threads              WINDOW [2] generations of data
+#   HIDDEN [the parent's]  the candidate's width N (128, 256, 512, 1024): set it to grow the net
 #   SUPERBATCHES [40]      BATCHES [100] batches of 16384 per superbatch
 #   LR [0.001]  LR_END [0.00001] cosine schedule   WDL [0.3 after gen 0, 1.0 for gen 0's data] λ
 #   TC [8+0.08]  ELO0 [0]  ELO1 [5]  MAX_ROUNDS [3000]   SPRT settings (see sprt.sh); a small
@@ -36,7 +37,10 @@ parent=$repo/nets/$parent_name
 # Net names start with their generation: gen<K>-...
 k=${parent_name#gen}; k=${k%%-*}
 child=$((k + 1))
-hidden=$(grep -oP 'pub const HIDDEN: usize = \K[0-9]+' "$repo/engine/src/nnue/mod.rs")
+# A net's width from its size in bullet's layout, 2·(771·N + 1) bytes padded to 64 (as the
+# engine's build script reads it).
+parent_hidden=$(( ($(stat -c %s "$parent") - 2) / 1542 ))
+hidden=${HIDDEN:-$parent_hidden}
 log "parent $parent_name (generation $k), training generation $child, N=$hidden"
 
 # Binaries built once per generation; the engine with the parent net embedded is the SPRT base.
@@ -73,7 +77,7 @@ if [ ! -f "$run/$net_id.nnue" ]; then
     "$bin/trainer" train --resume "$latest" --out-dir "$run"
   else
     log "training $net_id on ${#viri[@]} / 2 files"
-    "$bin/trainer" train "${viri[@]}" --out-dir "$run" --net-id "$net_id" --threads "$THREADS" \
+    "$bin/trainer" train "${viri[@]}" --out-dir "$run" --net-id "$net_id" --hidden "$hidden" --threads "$THREADS" \
       --superbatches "${SUPERBATCHES:-40}" --batches-per-superbatch "${BATCHES:-100}" --save-rate 5 \
       --lr-schedule cosine --lr "${LR:-0.001}" --lr-end "${LR_END:-0.00001}" --wdl "${WDL:-$default_wdl}" \
       --seed "$child"

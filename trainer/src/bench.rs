@@ -5,7 +5,7 @@
 
 use std::time::Instant;
 
-use crate::error::{Result, TrainerError};
+use crate::error::Result;
 use crate::loader::Dataset;
 use crate::model::Model;
 use crate::shuffle::Split;
@@ -40,17 +40,8 @@ pub fn run(
     let data = Dataset::from_boards(boards);
     for &t in threads {
         for &n in hidden {
-            let measurement = match n {
-                128 => measure::<128>(&data, t, batches, shuffle)?,
-                256 => measure::<256>(&data, t, batches, shuffle)?,
-                512 => measure::<512>(&data, t, batches, shuffle)?,
-                1024 => measure::<1024>(&data, t, batches, shuffle)?,
-                _ => {
-                    return Err(TrainerError::Config(format!(
-                        "bench has N = 128, 256, 512 and 1024, not {n}"
-                    )))
-                }
-            };
+            let measurement =
+                crate::with_hidden!(n, N => measure::<N>(&data, t, batches, shuffle))?;
             report(&measurement);
         }
     }

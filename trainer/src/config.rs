@@ -20,6 +20,9 @@ pub struct Config {
     /// viriformat game files, unpacked through `filter`.
     pub viri: Vec<PathBuf>,
     pub out_dir: PathBuf,
+    /// Hidden width N (one of `WIDTHS`); by default the width of the engine's embedded net, so
+    /// a generation keeps its parent's width unless told to grow.
+    pub hidden: usize,
     pub superbatches: usize,
     pub batch_size: usize,
     pub batches_per_superbatch: usize,
@@ -45,6 +48,7 @@ impl Default for Config {
             data: Vec::new(),
             viri: Vec::new(),
             out_dir: "checkpoints".into(),
+            hidden: patina::nnue::HIDDEN,
             superbatches: 40,
             batch_size: 16_384,
             batches_per_superbatch: 6104,
@@ -96,7 +100,7 @@ impl Config {
 
 impl fmt::Display for Config {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        let net = format!("768→{}x2→1 SCReLU", patina::nnue::HIDDEN);
+        let net = format!("768→{}x2→1 SCReLU", self.hidden);
         writeln!(f, "net               {} ({net})", self.net_id)?;
         for path in &self.data {
             writeln!(f, "bulletformat      {}", path.display())?;

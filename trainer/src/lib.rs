@@ -21,3 +21,36 @@ pub mod schedule;
 pub mod shuffle;
 pub mod synthetic;
 pub mod train;
+
+/// The hidden widths N the trainer is compiled for (each is a separate instantiation).
+pub const WIDTHS: [usize; 4] = [128, 256, 512, 1024];
+
+/// Evaluates `$body` with the constant `$n` set to the width `$hidden`, one of `WIDTHS`, or
+/// returns a configuration error for any other width.
+#[macro_export]
+macro_rules! with_hidden {
+    ($hidden:expr, $n:ident => $body:expr) => {
+        match $hidden {
+            128 => {
+                const $n: usize = 128;
+                $body
+            }
+            256 => {
+                const $n: usize = 256;
+                $body
+            }
+            512 => {
+                const $n: usize = 512;
+                $body
+            }
+            1024 => {
+                const $n: usize = 1024;
+                $body
+            }
+            other => Err($crate::error::TrainerError::Config(format!(
+                "N = {other} is not a width the trainer is built for ({:?})",
+                $crate::WIDTHS
+            ))),
+        }
+    };
+}

@@ -84,6 +84,9 @@ struct TrainArgs {
     out_dir: Option<PathBuf>,
     #[arg(long)]
     net_id: Option<String>,
+    /// Hidden width N: 128, 256, 512 or 1024 (default: the engine's, i.e. its embedded net's).
+    #[arg(long)]
+    hidden: Option<usize>,
     #[arg(long)]
     superbatches: Option<usize>,
     #[arg(long)]
@@ -137,6 +140,7 @@ impl TrainArgs {
             || !self.data.is_empty()
             || !self.viri.is_empty()
             || self.net_id.is_some()
+            || self.hidden.is_some()
             || self.superbatches.is_some()
             || self.batch_size.is_some()
             || self.batches_per_superbatch.is_some()
@@ -163,6 +167,7 @@ impl TrainArgs {
         set!(
             out_dir,
             net_id,
+            hidden,
             superbatches,
             batch_size,
             batches_per_superbatch,

@@ -1,46 +1,34 @@
-//! From float weights to the engine's `Network`, as bullet saves it: each layer scaled by its
+//! From float weights to a net file as bullet saves it: each layer scaled by its
 //! quantisation factor and rounded to nearest (feature layer ×QA, output weights ×QB, output
 //! bias ×QA·QB), clamped into i16.
 
-use patina::nnue::{Network, HIDDEN, INPUTS, QA, QB};
+use patina::nnue::{QA, QB};
 
 use crate::model::Model;
 
-pub fn quantise(model: &Model<HIDDEN>) -> Box<Network> {
-    type M = Model<HIDDEN>;
-    let p = &model.params;
-    let mut net: Box<Network> = bytemuck::zeroed_box();
-    for (row, weights) in net
-        .feature_weights
-        .iter_mut()
-        .zip(p[..INPUTS * HIDDEN].chunks_exact(HIDDEN))
-    {
-        quantise_into(row, weights, QA);
-    }
-    quantise_into(
-        &mut net.feature_bias,
-        &p[M::FEATURE_BIAS..M::OUTPUT_WEIGHTS],
-        QA,
-    );
-    quantise_into(
-        &mut net.output_weights,
-        &p[M::OUTPUT_WEIGHTS..M::OUTPUT_BIAS],
-        QB,
-    );
-    net.output_bias = quantise_one(p[M::OUTPUT_BIAS], QA * QB);
-    net
+/// The net file: every parameter in `Model::params` order (which is bullet's file order) as a
+/// little-endian i16, scaled by its layer's factor, then zero padding to a multiple of 64 bytes.
+/// For any N, so a run can train a wider net than the engine at hand was built for.
+pub fn quantise<const N: usize>(model: &Model<N>) -> Vec<u8> {
+    let scale = |index: usize| match index {
+        i if i < Model::<N>::OUTPUT_WEIGHTS => QA,
+        i if i < Model::<N>::OUTPUT_BIAS => QB,
+        _ => QA * QB,
+    };
+    let mut bytes: Vec<u8> = model
+        .params
+        .iter()
+        .enumerate()
+        .flat_map(|(i, &w)| quantise_one(w, scale(i)).to_le_bytes())
+        .collect();
+    bytes.resize(bytes.len().div_ceil(64) * 64, 0);
+    bytes
 }
 
 /// The float copy: every parameter as little-endian f32, in the order of the quantised file
 /// (feature weights row by row, feature bias, output weights, output bias), without padding.
 pub fn float_bytes<const N: usize>(model: &Model<N>) -> Vec<u8> {
     model.params.iter().flat_map(|w| w.to_le_bytes()).collect()
-}
-
-fn quantise_into(out: &mut [i16], weights: &[f32], scale: i32) {
-    out.iter_mut()
-        .zip(weights)
-        .for_each(|(q, &w)| *q = quantise_one(w, scale));
 }
 
 fn quantise_one(weight: f32, scale: i32) -> i16 {
@@ -52,6 +40,7 @@ fn quantise_one(weight: f32, scale: i32) -> i16 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use patina::nnue::{Network, HIDDEN};
 
     #[test]
     fn rounds_to_nearest_and_clamps() {
@@ -68,13 +57,22 @@ mod tests {
         model.params[Model::<HIDDEN>::FEATURE_BIAS + 1] = -1.0;
         model.params[Model::<HIDDEN>::OUTPUT_WEIGHTS + HIDDEN] = 0.5;
         model.params[Model::<HIDDEN>::OUTPUT_BIAS] = 0.25;
-        let net = quantise(&model);
+        let net = Network::from_bytes(&quantise(&model)).unwrap();
         assert_eq!(net.feature_weights[3][5], 255);
         assert_eq!(net.feature_bias[1], -255);
         assert_eq!(net.output_weights[HIDDEN], 32);
         assert_eq!(net.output_bias, 4080);
-        let bytes = net.to_bytes();
-        assert_eq!(Network::from_bytes(&bytes).unwrap().output_bias, 4080);
         assert_eq!(float_bytes(&model).len(), 4 * Model::<HIDDEN>::LEN);
+    }
+
+    /// bullet's file size for N = 256: 2·(771·256 + 1) = 394 754 bytes, padded to 394 816.
+    #[test]
+    fn wider_nets_have_bullets_size_and_padding() {
+        let mut model = Model::<256>::zeroed();
+        model.params[Model::<256>::OUTPUT_BIAS] = 0.25;
+        let bytes = quantise(&model);
+        assert_eq!(bytes.len(), 394_816);
+        assert_eq!(&bytes[394_752..394_754], &4080i16.to_le_bytes());
+        assert!(bytes[394_754..].iter().all(|&b| b == 0));
     }
 }

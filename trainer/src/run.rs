@@ -9,7 +9,6 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressStyle};
-use patina::nnue::HIDDEN;
 
 use crate::checkpoint::{write_atomic, Checkpoint};
 use crate::config::Config;
@@ -34,6 +33,10 @@ pub struct Start {
 /// Trains to the end of the schedule and returns the path of the final quantised net.
 pub fn run(config: &Config, start: Start) -> Result<PathBuf> {
     config.validate()?;
+    crate::with_hidden!(config.hidden, N => run_at::<N>(config, start))
+}
+
+fn run_at<const N: usize>(config: &Config, start: Start) -> Result<PathBuf> {
     let say = |line: String| {
         if !start.quiet {
             println!("{line}");
@@ -60,7 +63,7 @@ pub fn run(config: &Config, start: Start) -> Result<PathBuf> {
             / split.training_len() as f64
     ));
 
-    let mut trainer = Trainer::<HIDDEN>::new(
+    let mut trainer = Trainer::<N>::new(
         Model::random(config.seed),
         &data,
         split,
@@ -141,19 +144,19 @@ pub fn run(config: &Config, start: Start) -> Result<PathBuf> {
     Ok(net)
 }
 
-pub fn save_net(model: &Model<HIDDEN>, path: &Path) -> Result<()> {
-    write_atomic(path, &quantise(model).to_bytes())
+pub fn save_net<const N: usize>(model: &Model<N>, path: &Path) -> Result<()> {
+    write_atomic(path, &quantise(model))
 }
 
-fn checkpoint(
-    trainer: &Trainer<HIDDEN>,
+fn checkpoint<const N: usize>(
+    trainer: &Trainer<N>,
     history: &[Record],
     config: &Config,
     data_len: u64,
 ) -> Checkpoint {
     Checkpoint {
         config_toml: config.to_toml(),
-        hidden: HIDDEN as u64,
+        hidden: N as u64,
         threads: config.threads as u64,
         step: trainer.step,
         data_len,
@@ -164,17 +167,17 @@ fn checkpoint(
     }
 }
 
-fn restore(
-    trainer: &mut Trainer<HIDDEN>,
+fn restore<const N: usize>(
+    trainer: &mut Trainer<N>,
     history: &mut Vec<Record>,
     checkpoint: Checkpoint,
     data_len: u64,
     config: &Config,
 ) -> Result<()> {
     let fail = |reason: String| Err(TrainerError::Config(format!("cannot resume: {reason}")));
-    if checkpoint.hidden != HIDDEN as u64 {
+    if checkpoint.hidden != N as u64 {
         return fail(format!(
-            "checkpoint has N = {}, this build N = {HIDDEN}",
+            "checkpoint has N = {}, its config N = {N}",
             checkpoint.hidden
         ));
     }
@@ -190,7 +193,7 @@ fn restore(
             checkpoint.threads
         ));
     }
-    let len = Model::<HIDDEN>::LEN;
+    let len = Model::<N>::LEN;
     if checkpoint.momentum.len() != len || checkpoint.velocity.len() != len {
         return fail("optimiser state has the wrong size".into());
     }

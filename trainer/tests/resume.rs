@@ -1,4 +1,5 @@
 //! A run interrupted at a checkpoint and resumed ends bit-identical to an uninterrupted run.
+//! The run trains a width other than the engine's, as a generation that grows N does.
 
 use std::path::PathBuf;
 
@@ -21,8 +22,14 @@ fn checkpoint_and_resume_match_an_uninterrupted_run() {
     let dir = temp_dir("resume");
     let data = dir.join("data.bin");
     write_bulletformat(&data, &synthetic::dataset(6_000, 3)).unwrap();
+    let hidden = if patina::nnue::HIDDEN == 256 {
+        128
+    } else {
+        256
+    };
     let config = Config {
         net_id: "t".into(),
+        hidden,
         data: vec![data],
         out_dir: dir.join("full"),
         superbatches: 4,
@@ -66,8 +73,13 @@ fn checkpoint_and_resume_match_an_uninterrupted_run() {
     let log = std::fs::read_to_string(config.out_dir.join("log.csv")).unwrap();
     assert_eq!(log.lines().count(), 5, "{log}");
 
+    // bullet's file for that width: 2·(771·N + 1) bytes, padded to a multiple of 64.
+    let size = std::fs::metadata(&net).unwrap().len() as usize;
+    assert_eq!(size, (1542 * hidden + 2).div_ceil(64) * 64);
+
     let checkpoint = Checkpoint::load(&config.out_dir.join("t-2.ckpt")).unwrap();
     assert_eq!(checkpoint.step, 12);
+    assert_eq!(checkpoint.hidden, hidden as u64);
     let mut resumed_config = Config::from_toml(&checkpoint.config_toml).unwrap();
     resumed_config.out_dir = dir.join("resumed");
     let resumed = run(

@@ -40,7 +40,7 @@ fn loss_falls_and_the_engine_agrees_with_the_float_net() {
     assert!(late < 0.3 * early, "training loss {early} → {late}");
     assert!(after < 0.3 * before, "validation loss {before} → {after}");
 
-    let net = Network::from_bytes(&quantise(&model).to_bytes()).unwrap();
+    let net = Network::from_bytes(&quantise(&model)).unwrap();
     let (mut compared, mut worst, mut total) = (0, 0.0f32, 0.0f32);
     synthetic::random_walk(300, 99, |board| {
         let board = Board::from_fen(&board.to_fen()).unwrap();

@@ -14,8 +14,9 @@ use crate::types::{Color, Piece, Square};
 
 /// Inputs per perspective: colour (relative to the perspective) × piece type × square.
 pub const INPUTS: usize = 768;
-/// Hidden neurons per perspective (N). A compile-time constant so every loop has a fixed trip count.
-pub const HIDDEN: usize = 128;
+/// Hidden neurons per perspective (N): the width of the embedded net, which the build script
+/// reads off its size. A compile-time constant so every loop has a fixed trip count.
+pub const HIDDEN: usize = include!(concat!(env!("OUT_DIR"), "/hidden.rs"));
 /// Quantisation of the feature layer (weights and biases ×QA) and of the output weights (×QB).
 pub const QA: i32 = 255;
 pub const QB: i32 = 64;
