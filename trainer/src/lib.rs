@@ -30,23 +30,14 @@ pub const WIDTHS: [usize; 4] = [128, 256, 512, 1024];
 #[macro_export]
 macro_rules! with_hidden {
     ($hidden:expr, $n:ident => $body:expr) => {
+        $crate::with_hidden!(@widths $hidden, $n, $body, 128, 256, 512, 1024)
+    };
+    (@widths $hidden:expr, $n:ident, $body:expr, $($width:literal),*) => {
         match $hidden {
-            128 => {
-                const $n: usize = 128;
+            $($width => {
+                const $n: usize = $width;
                 $body
-            }
-            256 => {
-                const $n: usize = 256;
-                $body
-            }
-            512 => {
-                const $n: usize = 512;
-                $body
-            }
-            1024 => {
-                const $n: usize = 1024;
-                $body
-            }
+            })*
             other => Err($crate::error::TrainerError::Config(format!(
                 "N = {other} is not a width the trainer is built for ({:?})",
                 $crate::WIDTHS
