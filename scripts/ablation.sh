@@ -14,8 +14,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
 data=${DATA:-$HOME/patina-data}
 src=$data/ablation-src
-# Binaries are kept per last commit that changed what goes into the engine.
-bin=$data/ablation-bin/$(git -C "$repo" log -1 --format=%h -- engine nets Cargo.toml Cargo.lock .cargo)
+# Binaries are kept per last commit that changed what goes into the engine or a patch.
+bin=$data/ablation-bin/$(git -C "$repo" log -1 --format=%h -- engine nets Cargo.toml Cargo.lock .cargo docs/ablations)
 mkdir -p "$bin"
 
 if [ ! -d "$src" ]; then

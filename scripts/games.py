@@ -6,7 +6,8 @@
 
 `endings` is the record of time forfeits, illegal moves and crashes that issue 4 asks to be zero
 over thousands of games: fastchess's `time forfeit`, `illegal move` and `abandoned` (a crash or a
-stall), each split by who lost it. The engine is matched by the prefix of its name.
+stall), each split by who lost it (`unknown` when the game was not scored). The engine is
+matched by the prefix of its name.
 """
 import argparse
 import collections
@@ -67,14 +68,15 @@ def endings(args):
         control["games"] += 1
         ending = tags.get("Termination", "normal")
         if ending in ABNORMAL:
-            loser = {"1-0": tags.get("Black"), "0-1": tags.get("White")}.get(tags.get("Result")) or ""
-            control[f"{ending} ({args.engine if loser.startswith(args.engine) else 'opponent'})"] += 1
+            loser = {"1-0": tags.get("Black"), "0-1": tags.get("White")}.get(tags.get("Result"))
+            who = "unknown" if loser is None else args.engine if loser.startswith(args.engine) else "opponent"
+            control[f"{ending} ({who})"] += 1
         else:
             control["normal or adjudicated"] += 1
     if not counts:
         sys.exit("no games found")
     columns = ["games", "normal or adjudicated"] + [
-        f"{ending} ({who})" for ending in ABNORMAL for who in (args.engine, "opponent")
+        f"{ending} ({who})" for ending in ABNORMAL for who in (args.engine, "opponent", "unknown")
     ]
     print("| time control | " + " | ".join(columns) + " |")
     print("|---" * (len(columns) + 1) + "|")

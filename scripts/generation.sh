@@ -27,8 +27,8 @@ mkdir -p "$DATA/bin"
 # Check the tools the last steps need before hours of self-play.
 . "$repo/scripts/lib.sh"
 find_fastchess
-python3 -c "import matplotlib" 2>/dev/null \
-  || { echo "lineage.py needs matplotlib: pip install -r scripts/requirements.txt" >&2; exit 2; }
+python3 -c "import tomllib, matplotlib" 2>/dev/null \
+  || { echo "lineage.py needs Python 3.11+ and matplotlib: pip install -r scripts/requirements.txt" >&2; exit 2; }
 
 log() { echo "[$(date +%H:%M:%S)] $*"; }
 
@@ -47,7 +47,7 @@ log "parent $parent_name (generation $k), training generation $child, N=$hidden"
 bin=$DATA/bin/gen$child
 if [ ! -x "$bin/patina-base" ]; then
   log "building"
-  (cd "$repo" && cargo build --release -p datagen -p trainer -q && EVALFILE="$parent" cargo build --release -p patina -q)
+  (cd "$repo" && EVALFILE="$parent" cargo build --release -p datagen -p trainer -p patina -q)
   mkdir -p "$bin"
   cp "$repo/target/release/datagen" "$repo/target/release/trainer" "$bin/"
   cp "$repo/target/release/patina" "$bin/patina-base"
@@ -71,7 +71,7 @@ if [ "$k" -eq 0 ]; then default_wdl=1.0; else default_wdl=0.3; fi
 run=$DATA/train-gen$child
 net_id=gen$child-$hidden
 if [ ! -f "$run/$net_id.nnue" ]; then
-  latest=$(ls -t "$run"/*.ckpt 2>/dev/null | head -1 || true)
+  latest=$(ls -t "$run/$net_id"-*.ckpt 2>/dev/null | head -1 || true)
   if [ -n "$latest" ]; then
     log "resuming training from $latest"
     "$bin/trainer" train --resume "$latest" --out-dir "$run"

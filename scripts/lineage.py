@@ -122,8 +122,12 @@ def record(args):
 def schedule_text(config):
     """Batches, LR and WDL-λ schedules of a training run, from its saved config."""
     lr, wdl = config["lr"], config["wdl"]
-    rate = {"cosine": f"LR cosine {lr['start']:g} → {lr.get('end', 0):g}",
-            "step": f"LR {lr['start']:g} ×{lr.get('gamma', 0):g} every {lr.get('step', 0)}"}.get(lr["kind"], lr["kind"])
+    if lr["kind"] == "cosine":
+        rate = f"LR cosine {lr['start']:g} → {lr['end']:g}"
+    elif lr["kind"] == "step":
+        rate = f"LR {lr['start']:g} ×{lr['gamma']:g} every {lr['step']}"
+    else:
+        rate = f"LR {lr['value']:g}"
     lam = (f"λ {wdl['value']:g}" if wdl["kind"] == "constant"
            else f"λ {wdl.get('start', 0):g} → {wdl.get('end', 0):g}")
     return (f"{config['superbatches']} × {config['batches_per_superbatch']} batches of "

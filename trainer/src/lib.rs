@@ -45,3 +45,21 @@ macro_rules! with_hidden {
         }
     };
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::error::Result;
+
+    /// The macro's list and `WIDTHS` are written out twice; this keeps them in step.
+    #[test]
+    fn with_hidden_dispatches_exactly_the_listed_widths() {
+        for width in super::WIDTHS {
+            let dispatched: Result<usize> = crate::with_hidden!(width, N => Ok(N));
+            assert_eq!(dispatched.unwrap(), width);
+        }
+        for width in [0, 64, 384, 2048] {
+            let dispatched: Result<usize> = crate::with_hidden!(width, N => Ok(N));
+            assert!(dispatched.is_err(), "{width}");
+        }
+    }
+}

@@ -238,6 +238,9 @@ fn train(args: &TrainArgs) -> Result<()> {
         }
         let checkpoint = Checkpoint::load(path)?;
         let mut config = Config::from_toml(&checkpoint.config_toml)?;
+        // The checkpoint's own width wins: configs saved before `hidden` existed would
+        // otherwise take the width of whatever net this trainer was built with.
+        config.hidden = checkpoint.hidden as usize;
         if let Some(dir) = &args.out_dir {
             config.out_dir = dir.clone();
         }
