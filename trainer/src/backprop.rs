@@ -4,8 +4,8 @@
 //! time. The forward sweep sums every position's output and keeps the block's accumulators;
 //! the backward sweep turns them into gradients and gathers, for each feature row, the
 //! gradients of the positions where it is active (found through `Occurrences`), so a row's
-//! gradient is written once per chunk rather than once per position using it. A block's slice of the feature weights and of their gradients (768 rows of `BLOCK` floats,
-//! 192 KB each) stays in L2 while the whole chunk passes through it, so the ~25 rows each
+//! gradient is written once per chunk rather than once per position using it. A block's slice
+//! of the feature weights and of their gradients (768 rows of `BLOCK` floats each) stays in L2 while the whole chunk passes through it, so the ~25 rows each
 //! perspective of a position touches come from L2 rather than L3 (whole rows at large N),
 //! whatever order the positions arrive in.
 //!
@@ -15,12 +15,21 @@
 //! refreshed after every optimiser step) and the gradients are kept block-major too.
 
 use crate::features::{sigmoid, Features, MAX_ACTIVE};
-use crate::model::{accumulate, activated_dot, block, screlu, Model, BLOCK};
+use crate::model::{accumulate, activated_dot, block, screlu, Model};
 use patina::nnue::INPUTS;
 
+/// Hidden neurons per block: 8 registers of the widest vectors the CPU has, so a block's sums
+/// stay in registers with room left for loads. Wider blocks cost fewer passes over each
+/// position's features and fewer horizontal sums.
+pub const BLOCK: usize = if cfg!(target_feature = "avx512f") {
+    128
+} else {
+    64
+};
+
 /// Positions per chunk: loading a block's weight rows into L2 is paid for hundreds of times
-/// over, while the block's accumulators (128 KB) fit in L2 beside its weights and gradients
-/// (192 KB each); 512 was measurably slower at N = 128 and 512.
+/// over, and per-chunk costs (the feature index, one pass over all 768 gradient rows) are
+/// spread thin. 128 and 512 positions were no faster, 32 and 64 slower (N = 128 and 256).
 pub const CHUNK: usize = 256;
 
 /// The feature weights as `[N / BLOCK][INPUTS][BLOCK]`.
@@ -30,7 +39,10 @@ pub struct BlockedWeights<const N: usize> {
 }
 
 impl<const N: usize> BlockedWeights<N> {
+    const SHAPE_OK: () = assert!(N % BLOCK == 0, "N must be a multiple of the block width");
+
     pub fn new(model: &Model<N>) -> Self {
+        let () = Self::SHAPE_OK;
         let mut weights = Self {
             values: vec![0.0; INPUTS * N],
         };
@@ -203,7 +215,7 @@ fn forward_sweep<const N: usize>(
         .zip(grad.hidden.chunks_exact_mut(2 * CHUNK * BLOCK))
         .enumerate()
     {
-        let (start, bias) = (b * BLOCK, model.bias_block(b * BLOCK));
+        let (start, bias) = (b * BLOCK, model.bias_block::<BLOCK>(b * BLOCK));
         for (((features, _), output), hidden) in positions
             .iter()
             .zip(outputs.iter_mut())

@@ -26,24 +26,22 @@ impl Features {
     /// this runs for every position of every batch.
     #[inline]
     pub fn of(board: &ChessBoard) -> Self {
-        let mut features = Self {
-            stm: [0; MAX_ACTIVE],
-            ntm: [0; MAX_ACTIVE],
-            len: 0,
-        };
-        let mut nibbles = u128::from_le_bytes(board.pcs);
+        let (mut stm, mut ntm) = ([0; MAX_ACTIVE], [0; MAX_ACTIVE]);
+        // A local count, not `self.len`: the loop stays in registers instead of a store and
+        // reload of the length per piece.
+        let mut len = 0;
         let mut occupied = board.occ;
         while occupied != 0 {
             let square = occupied.trailing_zeros() as u16;
             occupied &= occupied - 1;
-            let piece = nibbles as u16 & 0b1111;
-            nibbles >>= 4;
+            // The k-th occupied square's piece is the k-th nibble, low nibble first.
+            let piece = u16::from(board.pcs[len / 2] >> (4 * (len & 1))) & 0b1111;
             let (theirs, piece_square) = (piece >> 3, 64 * (piece & 7));
-            features.stm[features.len] = 384 * theirs + piece_square + square;
-            features.ntm[features.len] = 384 * (theirs ^ 1) + piece_square + (square ^ 56);
-            features.len += 1;
+            stm[len] = 384 * theirs + piece_square + square;
+            ntm[len] = 384 * (theirs ^ 1) + piece_square + (square ^ 56);
+            len += 1;
         }
-        features
+        Self { stm, ntm, len }
     }
 
     pub fn stm(&self) -> &[u16] {

@@ -226,10 +226,24 @@ pub fn encode(board: &ChessBoard) -> [u8; RECORD_SIZE] {
 }
 
 pub fn write_bulletformat(path: &Path, boards: &[ChessBoard]) -> Result<()> {
-    let mut out = std::io::BufWriter::new(File::create(path).map_err(TrainerError::io(path))?);
+    write_records(path, boards.iter().copied())
+}
+
+/// Writes `boards` to a temporary file beside `path` and renames it into place, so `path` is
+/// either the whole new file or untouched.
+pub fn write_records(path: &Path, boards: impl Iterator<Item = ChessBoard>) -> Result<()> {
+    let mut partial = path.as_os_str().to_owned();
+    partial.push(".partial");
+    let partial = PathBuf::from(partial);
+    let file = File::create(&partial).map_err(TrainerError::io(&partial))?;
+    let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
     for board in boards {
-        out.write_all(&encode(board))
-            .map_err(TrainerError::io(path))?;
+        out.write_all(&encode(&board))
+            .map_err(TrainerError::io(&partial))?;
     }
-    out.flush().map_err(TrainerError::io(path))
+    out.into_inner()
+        .map_err(|e| e.into_error())
+        .and_then(|file| file.sync_all())
+        .map_err(TrainerError::io(&partial))?;
+    std::fs::rename(&partial, path).map_err(TrainerError::io(path))
 }

@@ -8,9 +8,10 @@ use viriformat::dataformat::Filter;
 use trainer::checkpoint::Checkpoint;
 use trainer::config::Config;
 use trainer::error::{Result, TrainerError};
-use trainer::loader::{read_viriformat, write_bulletformat};
+use trainer::loader::{read_viriformat, write_bulletformat, Dataset};
 use trainer::run::{run, Start};
 use trainer::schedule::{LrSchedule, WdlSchedule};
+use trainer::shuffle::write_shuffled;
 use trainer::{bench, synthetic};
 
 #[derive(Parser)]
@@ -41,6 +42,16 @@ enum Command {
         #[arg(long)]
         filter: Option<PathBuf>,
     },
+    /// Write bulletformat files' positions, all together, in a uniformly random order (a
+    /// pre-shuffle pass: train on the result with --no-shuffle, as bullet reads its data).
+    Shuffle {
+        #[arg(long, required = true)]
+        data: Vec<PathBuf>,
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        #[arg(long)]
+        out: PathBuf,
+    },
     /// Write generated positions labelled by a random teacher net (for smoke tests and benchmarks).
     Synth {
         #[arg(long, default_value_t = 1_000_000)]
@@ -63,6 +74,9 @@ enum Command {
         /// Read positions in order instead of shuffled.
         #[arg(long)]
         no_shuffle: bool,
+        /// Train on this bulletformat file instead of generated positions.
+        #[arg(long)]
+        data: Option<PathBuf>,
     },
 }
 
@@ -286,6 +300,17 @@ fn convert(viri: &[PathBuf], out: &Path, filter: Option<&PathBuf>) -> Result<()>
     Ok(())
 }
 
+fn shuffle(data: &[PathBuf], seed: u64, out: &Path) -> Result<()> {
+    let dataset = Dataset::open(data, &[], &Filter::default())?;
+    write_shuffled(&dataset, seed, out)?;
+    println!(
+        "wrote {} positions to {} (seed {seed})",
+        dataset.len(),
+        out.display()
+    );
+    Ok(())
+}
+
 fn main() -> ExitCode {
     let outcome = match Cli::parse().command {
         Command::Init { seed, out } => std::fs::write(&out, Network::random(seed).to_bytes())
@@ -293,6 +318,7 @@ fn main() -> ExitCode {
             .map(|()| println!("wrote random network (seed {seed}) to {}", out.display())),
         Command::Train(args) => train(&args),
         Command::Convert { viri, out, filter } => convert(&viri, &out, filter.as_ref()),
+        Command::Shuffle { data, seed, out } => shuffle(&data, seed, &out),
         Command::Synth {
             positions,
             seed,
@@ -305,9 +331,14 @@ fn main() -> ExitCode {
             hidden,
             threads,
             no_shuffle,
+            data,
         } => {
+            let source = match &data {
+                Some(path) => bench::Source::File(path),
+                None => bench::Source::Generated(positions),
+            };
             println!("{:>6} {:>8} {:>14}", "N", "threads", "positions/s");
-            bench::run(positions, batches, &hidden, &threads, !no_shuffle, |m| {
+            bench::run(source, batches, &hidden, &threads, !no_shuffle, |m| {
                 println!(
                     "{:>6} {:>8} {:>14.0}",
                     m.hidden, m.threads, m.positions_per_second

@@ -16,8 +16,10 @@ use rand_xoshiro::{
 use crate::features::Features;
 use patina::nnue::INPUTS;
 
-/// Hidden neurons summed together: 64 f32 lanes are 8 AVX2 registers, leaving room for loads.
-pub const BLOCK: usize = 64;
+/// Hidden neurons the forward pass sums together: 64 f32 lanes are 8 AVX2 registers. Fixed
+/// whatever the CPU, so that a model's outputs (and the synthetic data labelled with them) are
+/// the same everywhere; training picks its own width (`backprop::BLOCK`).
+const BLOCK: usize = 64;
 /// Independent partial sums for dot products (float addition is not associative, so the
 /// compiler only vectorises a reduction we split into lanes ourselves).
 const LANES: usize = 16;
@@ -83,27 +85,27 @@ impl<const N: usize> Model<N> {
     pub fn forward(&self, features: &Features) -> f32 {
         let mut output = self.params[Self::OUTPUT_BIAS];
         for start in (0..N).step_by(BLOCK) {
-            let bias = block(self.feature_bias(), start);
+            let bias = self.bias_block::<BLOCK>(start);
             for (side, rows) in [features.stm(), features.ntm()].into_iter().enumerate() {
                 let rows = rows
                     .iter()
                     .map(|&row| block(&self.params, usize::from(row) * N + start));
                 let hidden = accumulate(bias, rows);
-                output += activated_dot(&hidden, block(self.output_weights(side), start));
+                output += activated_dot(&hidden, self.output_block(side, start));
             }
         }
         output
     }
 
-    /// Feature bias of neurons `start..start + BLOCK`.
+    /// Feature bias of neurons `start..start + B`.
     #[inline(always)]
-    pub(crate) fn bias_block(&self, start: usize) -> &[f32; BLOCK] {
+    pub(crate) fn bias_block<const B: usize>(&self, start: usize) -> &[f32; B] {
         block(self.feature_bias(), start)
     }
 
-    /// Output weights of neurons `start..start + BLOCK` of a side's hidden layer.
+    /// Output weights of neurons `start..start + B` of a side's hidden layer.
     #[inline(always)]
-    pub(crate) fn output_block(&self, side: usize, start: usize) -> &[f32; BLOCK] {
+    pub(crate) fn output_block<const B: usize>(&self, side: usize, start: usize) -> &[f32; B] {
         block(self.output_weights(side), start)
     }
 }
@@ -121,10 +123,10 @@ pub(crate) fn block<const B: usize>(values: &[f32], start: usize) -> &[f32; B] {
 
 /// A block of hidden neurons: `bias + Σ rows`, summed in registers so each weight is loaded once.
 #[inline(always)]
-pub(crate) fn accumulate<'w>(
-    bias: &[f32; BLOCK],
-    rows: impl Iterator<Item = &'w [f32; BLOCK]>,
-) -> [f32; BLOCK] {
+pub(crate) fn accumulate<'w, const B: usize>(
+    bias: &[f32; B],
+    rows: impl Iterator<Item = &'w [f32; B]>,
+) -> [f32; B] {
     let mut sum = *bias;
     for row in rows {
         for (s, w) in sum.iter_mut().zip(row) {
@@ -136,7 +138,7 @@ pub(crate) fn accumulate<'w>(
 
 /// Σ screlu(hidden) · weights.
 #[inline(always)]
-pub(crate) fn activated_dot(hidden: &[f32; BLOCK], weights: &[f32; BLOCK]) -> f32 {
+pub(crate) fn activated_dot<const B: usize>(hidden: &[f32; B], weights: &[f32; B]) -> f32 {
     let mut lanes = [0.0f32; LANES];
     for (h, w) in hidden.chunks_exact(LANES).zip(weights.chunks_exact(LANES)) {
         for i in 0..LANES {

@@ -6,8 +6,15 @@
 //! directly from (seed, epoch, i): memory stays O(1) for any data size, there is no shuffle
 //! buffer whose size bounds how far apart correlated positions (one game's) end up, and a
 //! resumed run needs only the sample counter to continue exactly.
+//!
+//! The same permutation also drives a pre-shuffle pass (`write_shuffled`): data written in a
+//! uniformly random order once can then be read straight through (`Split::in_file_order`), as
+//! bullet reads its shuffled files, which spares every epoch the random reads.
+
+use std::path::Path;
 
 use crate::error::{Result, TrainerError};
+use crate::loader::{write_records, Dataset};
 
 const ROUNDS: usize = 4;
 
@@ -139,6 +146,12 @@ impl Split {
             false => i,
         }
     }
+}
+
+/// Writes every position of `data` to `out` in a uniformly random order drawn from `seed`.
+pub fn write_shuffled(data: &Dataset, seed: u64, out: &Path) -> Result<()> {
+    let order = Permutation::new(data.len(), seed);
+    write_records(out, (0..data.len()).map(|i| data.get(order.apply(i))))
 }
 
 fn splitmix(state: &mut u64) -> u64 {

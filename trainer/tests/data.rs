@@ -7,6 +7,7 @@ use patina::nnue::feature_index;
 use trainer::error::TrainerError;
 use trainer::features::Features;
 use trainer::loader::{read_viriformat, write_bulletformat, Dataset};
+use trainer::shuffle::write_shuffled;
 use trainer::synthetic;
 use viriformat::chess::board::{Board as ViriBoard, GameOutcome, WinType};
 use viriformat::dataformat::{Filter, Game};
@@ -33,6 +34,51 @@ fn bulletformat_round_trips() {
     for (i, board) in boards.iter().enumerate() {
         assert_eq!(data.get(i as u64), *board);
     }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn pre_shuffle_writes_every_record_once_in_a_seeded_order() {
+    let dir = temp_dir("shuffle");
+    let boards = synthetic::dataset(500, 4);
+    let (a, b) = (dir.join("a.bin"), dir.join("b.bin"));
+    write_bulletformat(&a, &boards[..300]).unwrap();
+    write_bulletformat(&b, &boards[300..]).unwrap();
+    let data = Dataset::open(&[a.clone(), b.clone()], &[], &Filter::default()).unwrap();
+    let records = |path: &PathBuf| -> Vec<Vec<u8>> {
+        std::fs::read(path)
+            .unwrap()
+            .chunks(32)
+            .map(<[u8]>::to_vec)
+            .collect()
+    };
+    let mut input = records(&a);
+    input.extend(records(&b));
+
+    let shuffled = |seed, name| {
+        let out = dir.join(name);
+        write_shuffled(&data, seed, &out).unwrap();
+        records(&out)
+    };
+    let first = shuffled(7, "seven.bin");
+    assert_eq!(first, shuffled(7, "again.bin"), "same seed, same order");
+    assert_ne!(
+        first,
+        shuffled(8, "eight.bin"),
+        "another seed, another order"
+    );
+    assert_ne!(first, input);
+    let in_place = first.iter().zip(&input).filter(|(x, y)| x == y).count();
+    assert!(in_place < 10, "{in_place} of 500 records kept their place");
+    let (mut sorted_out, mut sorted_in) = (first, input);
+    sorted_out.sort();
+    sorted_in.sort();
+    assert_eq!(sorted_out, sorted_in, "every record exactly once");
+    let leftovers = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter(|e| e.as_ref().unwrap().path().extension() == Some("partial".as_ref()))
+        .count();
+    assert_eq!(leftovers, 0, "no temporary file is left behind");
     std::fs::remove_dir_all(dir).unwrap();
 }
 
