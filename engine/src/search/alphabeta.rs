@@ -10,7 +10,6 @@ use super::history::{history_bonus, ContinuationKey};
 use super::movepick::MovePicker;
 use super::score::{mate_in, mated_in, Score, DRAW, INFINITY, MATE_BOUND};
 use super::{params, MAX_PLY};
-use crate::board::SEE_VALUES;
 use crate::thread::{SharedContext, ThreadData};
 use crate::tt::Bound;
 use crate::types::{Move, Piece};
@@ -671,7 +670,6 @@ impl ThreadData {
             }
             alpha = alpha.max(best_score);
         }
-        let stand_pat = best_score;
 
         let mut picker = MovePicker::new_qsearch(&self.board, tt_hit.and_then(|hit| hit.mv));
         let continuations = self.continuation_keys(ply);
@@ -685,18 +683,6 @@ impl ThreadData {
                     .is_some_and(|p| p != crate::types::PieceType::Queen)
                 {
                     continue;
-                }
-                if !in_check {
-                    // Futility: even winning the piece outright would not reach alpha.
-                    let gain = self
-                        .board
-                        .captured_piece(mv)
-                        .map_or(0, |p| SEE_VALUES[p.piece_type().index()]);
-                    if stand_pat + params::qsearch_futility_margin() + gain <= alpha
-                        && !mv.is_promotion()
-                    {
-                        continue;
-                    }
                 }
                 if !self.board.see(mv, 0) {
                     continue;

@@ -68,7 +68,6 @@ parameters! {
     lmr_history_divisor: 8192, 4000, 16000;
     singular_min_depth: 8, 5, 12;
     double_extension_margin: 20, 5, 50;
-    qsearch_futility_margin: 150, 50, 300;
     history_bonus_scale: 300, 100, 500;
     history_bonus_offset: 250, 0, 500;
     history_bonus_max: 2500, 1000, 4000;
