@@ -5,9 +5,10 @@
 //! the backward sweep turns them into gradients and gathers, for each feature row, the
 //! gradients of the positions where it is active (found through `Occurrences`), so a row's
 //! gradient is written once per chunk rather than once per position using it. A block's slice
-//! of the feature weights and of their gradients (768 rows of `BLOCK` floats each) stays in L2 while the whole chunk passes through it, so the ~25 rows each
-//! perspective of a position touches come from L2 rather than L3 (whole rows at large N),
-//! whatever order the positions arrive in.
+//! of the feature weights and of their gradients (768 rows of `BLOCK` floats each) stays in L2
+//! while the whole chunk passes through it, so the ~25 rows each perspective of a position
+//! touches come from L2 rather than L3 (whole rows at large N), whatever order the positions
+//! arrive in.
 //!
 //! For that the slices must be contiguous: in bullet's row-major layout a block's rows sit 4N
 //! bytes apart, and at large N such a power-of-two stride maps them all onto a few cache sets

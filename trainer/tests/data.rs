@@ -1,6 +1,8 @@
 //! Reading data: bulletformat round trips, viriformat unpacking, and clear errors on bad files.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+
+use bulletformat::ChessBoard;
 
 use patina::board::Board;
 use patina::nnue::feature_index;
@@ -22,13 +24,19 @@ fn open(path: &PathBuf) -> Result<Dataset, TrainerError> {
     Dataset::open(std::slice::from_ref(path), &[], &Filter::default())
 }
 
+/// The first 300 boards as `a.bin` and the rest as `b.bin` in `dir`.
+fn write_in_two_files(dir: &Path, boards: &[ChessBoard]) -> (PathBuf, PathBuf) {
+    let (a, b) = (dir.join("a.bin"), dir.join("b.bin"));
+    write_bulletformat(&a, &boards[..300]).unwrap();
+    write_bulletformat(&b, &boards[300..]).unwrap();
+    (a, b)
+}
+
 #[test]
 fn bulletformat_round_trips() {
     let dir = temp_dir("roundtrip");
     let boards = synthetic::dataset(500, 9);
-    let (a, b) = (dir.join("a.bin"), dir.join("b.bin"));
-    write_bulletformat(&a, &boards[..300]).unwrap();
-    write_bulletformat(&b, &boards[300..]).unwrap();
+    let (a, b) = write_in_two_files(&dir, &boards);
     let data = Dataset::open(&[a, b], &[], &Filter::default()).unwrap();
     assert_eq!(data.len(), 500);
     for (i, board) in boards.iter().enumerate() {
@@ -40,10 +48,7 @@ fn bulletformat_round_trips() {
 #[test]
 fn pre_shuffle_writes_every_record_once_in_a_seeded_order() {
     let dir = temp_dir("shuffle");
-    let boards = synthetic::dataset(500, 4);
-    let (a, b) = (dir.join("a.bin"), dir.join("b.bin"));
-    write_bulletformat(&a, &boards[..300]).unwrap();
-    write_bulletformat(&b, &boards[300..]).unwrap();
+    let (a, b) = write_in_two_files(&dir, &synthetic::dataset(500, 4));
     let data = Dataset::open(&[a.clone(), b.clone()], &[], &Filter::default()).unwrap();
     let records = |path: &PathBuf| -> Vec<Vec<u8>> {
         std::fs::read(path)
