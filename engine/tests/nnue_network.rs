@@ -3,7 +3,7 @@
 
 use patina::nnue::{Network, NetworkError, HIDDEN};
 
-/// The file is the struct's bytes, zero-padded to a multiple of 64.
+/// The file is the struct's bytes, padded to a multiple of 64.
 const UNPADDED_SIZE: usize = std::mem::size_of::<Network>();
 const FILE_SIZE: usize = UNPADDED_SIZE.div_ceil(64) * 64;
 // Otherwise the padding test below would check nothing.
@@ -46,15 +46,33 @@ fn from_bytes_refuses_wrong_sizes() {
     }
 }
 
+/// The padding bullet writes: its name, repeated from the first padding byte.
+fn bullet_padded(net: &Network) -> Vec<u8> {
+    let mut bytes = net.to_bytes();
+    for (i, byte) in bytes[UNPADDED_SIZE..].iter_mut().enumerate() {
+        *byte = b"bullet"[i % 6];
+    }
+    bytes
+}
+
 #[test]
-fn from_bytes_refuses_nonzero_padding() {
-    let bytes = Network::random(4).to_bytes();
-    for position in [UNPADDED_SIZE, FILE_SIZE - 1] {
-        let mut corrupt = bytes.clone();
-        corrupt[position] = 1;
-        assert!(
-            matches!(Network::from_bytes(&corrupt), Err(NetworkError::BadPadding)),
-            "nonzero byte at {position}"
-        );
+fn from_bytes_accepts_bullets_padding() {
+    let net = Network::random(5);
+    let loaded = Network::from_bytes(&bullet_padded(&net)).unwrap();
+    assert_eq!(loaded.to_bytes(), net.to_bytes());
+}
+
+#[test]
+fn from_bytes_refuses_other_padding() {
+    let net = Network::random(4);
+    for bytes in [net.to_bytes(), bullet_padded(&net)] {
+        for position in [UNPADDED_SIZE, FILE_SIZE - 1] {
+            let mut corrupt = bytes.clone();
+            corrupt[position] = 1;
+            assert!(
+                matches!(Network::from_bytes(&corrupt), Err(NetworkError::BadPadding)),
+                "byte 1 at {position}"
+            );
+        }
     }
 }

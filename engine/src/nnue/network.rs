@@ -10,7 +10,7 @@ use thiserror::Error;
 use super::{simd, Accumulator, HIDDEN, INPUTS, QA, QB, SCALE};
 
 /// The quantised network exactly as bullet writes it: little-endian i16 throughout, in this
-/// order, then zero padding up to a multiple of 64 bytes.
+/// order, then padding up to a multiple of 64 bytes (zeros, or bullet's "bulletbullet…").
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable)]
 pub struct Network {
@@ -23,6 +23,8 @@ pub struct Network {
 }
 
 const UNPADDED_SIZE: usize = std::mem::size_of::<Network>();
+/// bullet fills the padding of the files it saves with these letters, repeated.
+const BULLET_PADDING: &[u8] = b"bullet";
 /// bullet pads the file to a multiple of 64 bytes.
 pub const FILE_SIZE: usize = UNPADDED_SIZE.div_ceil(64) * 64;
 const _: () = assert!(UNPADDED_SIZE == 2 * (INPUTS * HIDDEN + HIDDEN + 2 * HIDDEN + 1));
@@ -45,7 +47,7 @@ pub enum NetworkError {
         hidden: usize,
     },
     #[error(
-        "net file's padding after byte {UNPADDED_SIZE} is not zero: not a net in bullet's layout"
+        "net file's padding after byte {UNPADDED_SIZE} is neither zeros nor bullet's: not a net in bullet's layout"
     )]
     BadPadding,
 }
@@ -60,7 +62,10 @@ impl Network {
                 hidden: HIDDEN,
             });
         }
-        if bytes[UNPADDED_SIZE..].iter().any(|&b| b != 0) {
+        let padding = &bytes[UNPADDED_SIZE..];
+        let zeros = padding.iter().all(|&b| b == 0);
+        let bullets = padding.iter().eq(BULLET_PADDING.iter().cycle().take(padding.len()));
+        if !(zeros || bullets) {
             return Err(NetworkError::BadPadding);
         }
         let mut net: Box<Self> = bytemuck::zeroed_box();
