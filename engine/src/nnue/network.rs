@@ -64,7 +64,9 @@ impl Network {
         }
         let padding = &bytes[UNPADDED_SIZE..];
         let zeros = padding.iter().all(|&b| b == 0);
-        let bullets = padding.iter().eq(BULLET_PADDING.iter().cycle().take(padding.len()));
+        let bullets = padding
+            .iter()
+            .eq(BULLET_PADDING.iter().cycle().take(padding.len()));
         if !(zeros || bullets) {
             return Err(NetworkError::BadPadding);
         }
