@@ -120,7 +120,8 @@ def record(args):
 
 
 def schedule_text(config):
-    """Batches, LR and WDL-λ schedules of a training run, from its saved config."""
+    """Batches, LR and WDL-λ schedules and precision of a training run, from its saved config
+    (configs from before the trainer had a bf16 mode have no `precision`: they were f32)."""
     lr, wdl = config["lr"], config["wdl"]
     if lr["kind"] == "cosine":
         rate = f"LR cosine {lr['start']:g} → {lr['end']:g}"
@@ -131,7 +132,7 @@ def schedule_text(config):
     lam = (f"λ {wdl['value']:g}" if wdl["kind"] == "constant"
            else f"λ {wdl.get('start', 0):g} → {wdl.get('end', 0):g}")
     return (f"{config['superbatches']} × {config['batches_per_superbatch']} batches of "
-            f"{config['batch_size']}, {rate}, {lam}")
+            f"{config['batch_size']}, {rate}, {lam}, {config.get('precision', 'f32')}")
 
 
 def filter_text(config):

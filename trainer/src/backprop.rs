@@ -14,9 +14,14 @@
 //! bytes apart, and at large N such a power-of-two stride maps them all onto a few cache sets
 //! that evict each other. So the feature weights are copied block-major (`BlockedWeights`,
 //! refreshed after every optimiser step) and the gradients are kept block-major too.
+//!
+//! The rows the sweeps sum over and over, the weight copies and the positions' hidden
+//! gradients, are stored in the run's `RowFormat` (`precision`): bf16 halves what they take
+//! from L2. Everything else, and every sum, is f32.
 
 use crate::features::{sigmoid, Features, MAX_ACTIVE};
-use crate::model::{accumulate, activated_dot, block, screlu, Model};
+use crate::model::{activated_dot, screlu, Model};
+use crate::precision::RowFormat;
 use patina::nnue::INPUTS;
 
 /// Hidden neurons per block: 8 registers of the widest vectors the CPU has, so a block's sums
@@ -33,19 +38,24 @@ pub const BLOCK: usize = if cfg!(target_feature = "avx512f") {
 /// spread thin. 128 and 512 positions were no faster, 32 and 64 slower (N = 128 and 256).
 pub const CHUNK: usize = 256;
 
-/// The feature weights as `[N / BLOCK][INPUTS][BLOCK]`.
-#[derive(PartialEq)]
-pub struct BlockedWeights<const N: usize> {
-    values: Vec<f32>,
+/// The feature weights as `[N / BLOCK][INPUTS][P::WORDS]`.
+pub struct BlockedWeights<const N: usize, P: RowFormat> {
+    values: Vec<P::Word>,
 }
 
-impl<const N: usize> BlockedWeights<N> {
+impl<const N: usize, P: RowFormat> PartialEq for BlockedWeights<N, P> {
+    fn eq(&self, other: &Self) -> bool {
+        self.values == other.values
+    }
+}
+
+impl<const N: usize, P: RowFormat> BlockedWeights<N, P> {
     const SHAPE_OK: () = assert!(N % BLOCK == 0, "N must be a multiple of the block width");
 
     pub fn new(model: &Model<N>) -> Self {
         let () = Self::SHAPE_OK;
         let mut weights = Self {
-            values: vec![0.0; INPUTS * N],
+            values: vec![P::Word::default(); INPUTS * N / BLOCK * P::WORDS],
         };
         weights.refresh(model);
         weights
@@ -56,7 +66,8 @@ impl<const N: usize> BlockedWeights<N> {
         let rows = &model.params[..Model::<N>::FEATURE_BIAS];
         for (row, weights) in rows.chunks_exact(N).enumerate() {
             for (b, part) in weights.chunks_exact(BLOCK).enumerate() {
-                self.values[(b * INPUTS + row) * BLOCK..][..BLOCK].copy_from_slice(part);
+                let dst = &mut self.values[(b * INPUTS + row) * P::WORDS..][..P::WORDS];
+                P::pack(part.try_into().unwrap(), dst);
             }
         }
     }
@@ -64,11 +75,11 @@ impl<const N: usize> BlockedWeights<N> {
     /// The blocked weights cut into runs of `rows` rows: entry k holds, for every block in
     /// order, rows `k·rows..(k+1)·rows`, so whoever updates those rows of the model can rewrite
     /// their copies alongside.
-    pub fn row_runs(&mut self, rows: usize) -> Vec<Vec<&mut [f32]>> {
+    pub fn row_runs(&mut self, rows: usize) -> Vec<Vec<&mut [P::Word]>> {
         let runs_per_block = INPUTS.div_ceil(rows);
-        let mut runs: Vec<Vec<&mut [f32]>> = (0..runs_per_block).map(|_| Vec::new()).collect();
-        for block in self.values.chunks_exact_mut(INPUTS * BLOCK) {
-            for (k, run) in block.chunks_mut(rows * BLOCK).enumerate() {
+        let mut runs: Vec<Vec<_>> = (0..runs_per_block).map(|_| Vec::new()).collect();
+        for block in self.values.chunks_exact_mut(INPUTS * P::WORDS) {
+            for (k, run) in block.chunks_mut(rows * P::WORDS).enumerate() {
                 runs[k].push(run);
             }
         }
@@ -77,10 +88,13 @@ impl<const N: usize> BlockedWeights<N> {
 }
 
 /// Writes consecutive model rows (row-major, N wide) into their runs from `row_runs`.
-pub fn copy_rows_to_runs<const N: usize>(rows: &[f32], runs: &mut [&mut [f32]]) {
+pub fn copy_rows_to_runs<const N: usize, P: RowFormat>(rows: &[f32], runs: &mut [&mut [P::Word]]) {
     for (r, row) in rows.chunks_exact(N).enumerate() {
         for (run, part) in runs.iter_mut().zip(row.chunks_exact(BLOCK)) {
-            run[r * BLOCK..][..BLOCK].copy_from_slice(part);
+            P::pack(
+                part.try_into().unwrap(),
+                &mut run[r * P::WORDS..][..P::WORDS],
+            );
         }
     }
 }
@@ -88,25 +102,29 @@ pub fn copy_rows_to_runs<const N: usize>(rows: &[f32], runs: &mut [&mut [f32]]) 
 /// One gradient accumulator with the working memory of its chunks. Feature-weight gradients
 /// are block-major like `BlockedWeights`; the rest follow `Model::params` from the feature bias
 /// on. It remembers which feature rows it has written so clearing and summing skip the rest.
-pub struct Gradients<const N: usize> {
+pub struct Gradients<const N: usize, P: RowFormat> {
     features: Vec<f32>,
     dense: Vec<f32>,
     pub touched: Vec<bool>,
     /// The chunk's accumulators, `[N / BLOCK][CHUNK][2][BLOCK]`, from one sweep to the next,
     /// then the gradients there.
     hidden: Vec<f32>,
+    /// One block's gradients from `hidden` in the row format, `[CHUNK][2][P::WORDS]`, for the
+    /// gather to read.
+    hidden_grads: Vec<P::Word>,
     occurrences: Occurrences,
     /// Each position's output, then the gradient there.
     outputs: Vec<f32>,
 }
 
-impl<const N: usize> Gradients<N> {
+impl<const N: usize, P: RowFormat> Gradients<N, P> {
     pub fn new() -> Self {
         Self {
             features: vec![0.0; INPUTS * N],
             dense: vec![0.0; Model::<N>::LEN - Model::<N>::FEATURE_BIAS],
             touched: vec![false; INPUTS],
             hidden: vec![0.0; 2 * CHUNK * N],
+            hidden_grads: vec![P::Word::default(); 2 * CHUNK * P::WORDS],
             occurrences: Occurrences::new(),
             outputs: vec![0.0; CHUNK],
         }
@@ -158,7 +176,7 @@ impl<const N: usize> Gradients<N> {
     }
 }
 
-impl<const N: usize> Default for Gradients<N> {
+impl<const N: usize, P: RowFormat> Default for Gradients<N, P> {
     fn default() -> Self {
         Self::new()
     }
@@ -166,11 +184,11 @@ impl<const N: usize> Default for Gradients<N> {
 
 /// Adds the gradient of Σ (sigmoid(output) − target)² over `positions` to `grad` and returns
 /// that sum of squared errors. `weights` must hold `model`'s current feature weights.
-pub fn backprop<const N: usize>(
+pub fn backprop<const N: usize, P: RowFormat>(
     model: &Model<N>,
-    weights: &BlockedWeights<N>,
+    weights: &BlockedWeights<N, P>,
     positions: &[(Features, f32)],
-    grad: &mut Gradients<N>,
+    grad: &mut Gradients<N, P>,
 ) -> f64 {
     positions
         .chunks(CHUNK)
@@ -178,11 +196,11 @@ pub fn backprop<const N: usize>(
         .sum()
 }
 
-fn backprop_chunk<const N: usize>(
+fn backprop_chunk<const N: usize, P: RowFormat>(
     model: &Model<N>,
-    weights: &BlockedWeights<N>,
+    weights: &BlockedWeights<N, P>,
     positions: &[(Features, f32)],
-    grad: &mut Gradients<N>,
+    grad: &mut Gradients<N, P>,
 ) -> f64 {
     forward_sweep(model, weights, positions, grad);
     let mut loss = 0.0;
@@ -203,15 +221,15 @@ fn backprop_chunk<const N: usize>(
 
 /// Every position's output into `grad.outputs`, and its accumulators into `grad.hidden`.
 #[inline(never)]
-fn forward_sweep<const N: usize>(
+fn forward_sweep<const N: usize, P: RowFormat>(
     model: &Model<N>,
-    weights: &BlockedWeights<N>,
+    weights: &BlockedWeights<N, P>,
     positions: &[(Features, f32)],
-    grad: &mut Gradients<N>,
+    grad: &mut Gradients<N, P>,
 ) {
     let outputs = &mut grad.outputs[..positions.len()];
     outputs.fill(model.params[Model::<N>::OUTPUT_BIAS]);
-    let blocks = weights.values.chunks_exact(INPUTS * BLOCK);
+    let blocks = weights.values.chunks_exact(INPUTS * P::WORDS);
     for (b, (rows, hidden)) in blocks
         .zip(grad.hidden.chunks_exact_mut(2 * CHUNK * BLOCK))
         .enumerate()
@@ -224,7 +242,7 @@ fn forward_sweep<const N: usize>(
         {
             let sides = [features.stm(), features.ntm()].into_iter();
             for (side, (active, hidden)) in sides.zip(hidden.chunks_exact_mut(BLOCK)).enumerate() {
-                let sum = accumulate(bias, active.iter().map(|&row| row_of(rows, row)));
+                let sum = P::accumulate(bias, active.iter().map(|&row| row_of::<P>(rows, row)));
                 *output += activated_dot(&sum, model.output_block(side, start));
                 hidden.copy_from_slice(&sum);
             }
@@ -235,10 +253,10 @@ fn forward_sweep<const N: usize>(
 /// Gradients from the output gradients in `grad.outputs` and the accumulators of the forward
 /// sweep.
 #[inline(never)]
-fn backward_sweep<const N: usize>(
+fn backward_sweep<const N: usize, P: RowFormat>(
     model: &Model<N>,
     positions: &[(Features, f32)],
-    grad: &mut Gradients<N>,
+    grad: &mut Gradients<N, P>,
 ) {
     let deltas = &grad.outputs[..positions.len()];
     let dense = &mut grad.dense;
@@ -250,22 +268,26 @@ fn backward_sweep<const N: usize>(
         let start = b * BLOCK;
         let mut bias_grad = [0.0; BLOCK];
         let mut out_grads = [[0.0; BLOCK]; 2];
+        let mut slot_grads = grad.hidden_grads.chunks_exact_mut(P::WORDS);
         for (&delta, hidden) in deltas.iter().zip(hidden.chunks_exact_mut(2 * BLOCK)) {
             for (side, hidden) in hidden.chunks_exact_mut(BLOCK).enumerate() {
+                let hidden: &mut [f32; BLOCK] = hidden.try_into().unwrap();
                 hidden_backward(
                     delta,
-                    hidden.try_into().unwrap(),
+                    hidden,
                     model.output_block(side, start),
                     &mut out_grads[side],
                 );
                 add(&mut bias_grad, hidden);
+                P::pack(hidden, slot_grads.next().unwrap());
             }
         }
-        let hidden = &*hidden;
+        let slot_grads = &grad.hidden_grads;
         for (row, users) in rows.chunks_exact_mut(BLOCK).zip(grad.occurrences.rows()) {
             if !users.is_empty() {
                 let zero = [0.0; BLOCK];
-                let sum = accumulate(&zero, users.iter().map(|&slot| row_of(hidden, slot)));
+                let users = users.iter().map(|&slot| row_of::<P>(slot_grads, slot));
+                let sum = P::accumulate(&zero, users);
                 add(row, &sum);
             }
         }
@@ -333,10 +355,10 @@ impl Occurrences {
     }
 }
 
-/// Entry `index` of a block's rows of `BLOCK` floats (a feature row, or a slot's gradient).
+/// Entry `index` of a block's rows (a feature row, or a slot's gradient).
 #[inline(always)]
-fn row_of(block_rows: &[f32], index: u16) -> &[f32; BLOCK] {
-    block(block_rows, usize::from(index) * BLOCK)
+fn row_of<P: RowFormat>(block_rows: &[P::Word], index: u16) -> &[P::Word] {
+    &block_rows[usize::from(index) * P::WORDS..][..P::WORDS]
 }
 
 #[inline(always)]

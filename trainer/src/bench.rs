@@ -11,6 +11,7 @@ use viriformat::dataformat::Filter;
 use crate::error::Result;
 use crate::loader::Dataset;
 use crate::model::Model;
+use crate::precision::{Precision, RowFormat};
 use crate::shuffle::Split;
 use crate::synthetic;
 use crate::train::Trainer;
@@ -20,6 +21,7 @@ pub const BATCH_SIZE: usize = 16_384;
 pub struct Measurement {
     pub hidden: usize,
     pub threads: usize,
+    pub precision: Precision,
     pub positions_per_second: f64,
 }
 
@@ -31,13 +33,14 @@ pub enum Source<'p> {
     File(&'p Path),
 }
 
-/// Times `batches` batches for every N and thread count, calling `report` as each result
-/// arrives.
+/// Times `batches` batches for every thread count, N and precision, calling `report` as each
+/// result arrives.
 pub fn run(
     source: Source,
     batches: usize,
     hidden: &[usize],
     threads: &[usize],
+    precisions: &[Precision],
     shuffle: bool,
     mut report: impl FnMut(&Measurement),
 ) -> Result<()> {
@@ -61,34 +64,39 @@ pub fn run(
     );
     for &t in threads {
         for &n in hidden {
-            let measurement =
-                crate::with_hidden!(n, N => measure::<N>(&data, t, batches, shuffle))?;
-            report(&measurement);
+            for &precision in precisions {
+                let positions_per_second = crate::with_hidden!(n, N => {
+                    crate::with_precision!(precision, P => {
+                        measure::<N, P>(&data, t, batches, shuffle)
+                    })
+                })?;
+                report(&Measurement {
+                    hidden: n,
+                    threads: t,
+                    precision,
+                    positions_per_second,
+                });
+            }
         }
     }
     Ok(())
 }
 
-fn measure<const N: usize>(
+fn measure<const N: usize, P: RowFormat>(
     data: &Dataset,
     threads: usize,
     batches: usize,
     shuffle: bool,
-) -> Result<Measurement> {
+) -> Result<f64> {
     let mut split = Split::new(data.len(), 0, 0)?;
     if !shuffle {
         split = split.in_file_order();
     }
-    let mut trainer = Trainer::<N>::new(Model::random(0), data, split, BATCH_SIZE, threads)?;
+    let mut trainer = Trainer::<N, P>::new(Model::random(0), data, split, BATCH_SIZE, threads)?;
     trainer.train_batch(0.001, 0.5)?;
     let clock = Instant::now();
     for _ in 0..batches {
         trainer.train_batch(0.001, 0.5)?;
     }
-    let positions_per_second = (batches * BATCH_SIZE) as f64 / clock.elapsed().as_secs_f64();
-    Ok(Measurement {
-        hidden: N,
-        threads,
-        positions_per_second,
-    })
+    Ok((batches * BATCH_SIZE) as f64 / clock.elapsed().as_secs_f64())
 }

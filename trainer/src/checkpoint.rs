@@ -10,14 +10,17 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Result, TrainerError};
 use crate::history::Record;
+use crate::precision::Precision;
 
 const MAGIC: &[u8; 8] = b"PATINACK";
-const VERSION: u32 = 1;
+/// Version 2 added the precision; version 1 files come from trainers that had only f32.
+const VERSION: u32 = 2;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Checkpoint {
     pub config_toml: String,
     pub hidden: u64,
+    pub precision: Precision,
     /// Reproducibility holds for the same thread count.
     pub threads: u64,
     pub step: u64,
@@ -33,8 +36,13 @@ impl Checkpoint {
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = MAGIC.to_vec();
         out.extend(VERSION.to_le_bytes());
+        let precision = match self.precision {
+            Precision::F32 => 0u64,
+            Precision::Bf16 => 1,
+        };
         for v in [
             self.hidden,
+            precision,
             self.threads,
             self.step,
             self.data_len,
@@ -77,12 +85,21 @@ impl Checkpoint {
             return Err("not a Patina trainer checkpoint".into());
         }
         let version = u32::from_le_bytes(r.take(4)?.try_into().unwrap());
-        if version != VERSION {
+        if !(1..=VERSION).contains(&version) {
             return Err(format!(
-                "checkpoint version {version}, this trainer reads {VERSION}"
+                "checkpoint version {version}, this trainer reads 1 to {VERSION}"
             ));
         }
-        let (hidden, threads, step, data_len) = (r.u64()?, r.u64()?, r.u64()?, r.u64()?);
+        let hidden = r.u64()?;
+        let precision = match version {
+            1 => Precision::F32,
+            _ => match r.u64()? {
+                0 => Precision::F32,
+                1 => Precision::Bf16,
+                other => return Err(format!("unknown precision code {other}")),
+            },
+        };
+        let (threads, step, data_len) = (r.u64()?, r.u64()?, r.u64()?);
         let config_len = r.len()?;
         let config_toml =
             String::from_utf8(r.take(config_len)?.to_vec()).map_err(|_| "config is not UTF-8")?;
@@ -110,6 +127,7 @@ impl Checkpoint {
         Ok(Self {
             config_toml,
             hidden,
+            precision,
             threads,
             step,
             data_len,
@@ -210,6 +228,7 @@ mod tests {
         Checkpoint {
             config_toml: "net_id = \"x\"\n".into(),
             hidden: 64,
+            precision: Precision::Bf16,
             threads: 2,
             step: 12,
             data_len: 1000,
@@ -239,6 +258,33 @@ mod tests {
         assert_eq!(loaded.to_bytes(), checkpoint.to_bytes());
         assert!(!temporary_path(&path).exists());
         std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn version_1_files_read_as_f32() {
+        let checkpoint = Checkpoint {
+            precision: Precision::F32,
+            ..sample()
+        };
+        let v2 = checkpoint.to_bytes();
+        // Version 1 had no precision field (the u64 after the width) and no other difference.
+        let mut v1 = [
+            &v2[..8],
+            &1u32.to_le_bytes(),
+            &v2[12..20],
+            &v2[28..v2.len() - 8],
+        ]
+        .concat();
+        v1.extend(checksum(&v1).to_le_bytes());
+        assert_eq!(Checkpoint::from_bytes(&v1).unwrap().to_bytes(), v2);
+        let mut v3 = v2.clone();
+        v3[8] = 3;
+        let body = v3.len() - 8;
+        let sum = checksum(&v3[..body]);
+        v3[body..].copy_from_slice(&sum.to_le_bytes());
+        assert!(Checkpoint::from_bytes(&v3)
+            .unwrap_err()
+            .contains("version 3"));
     }
 
     #[test]

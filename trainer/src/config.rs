@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use viriformat::dataformat::Filter;
 
 use crate::error::{Result, TrainerError};
+use crate::precision::Precision;
 use crate::schedule::{LrSchedule, WdlSchedule};
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -23,6 +24,8 @@ pub struct Config {
     /// Hidden width N (one of `WIDTHS`); by default the width of the engine's embedded net, so
     /// a generation keeps its parent's width unless told to grow.
     pub hidden: usize,
+    /// Number format of the backward pass's working rows (`precision`).
+    pub precision: Precision,
     pub superbatches: usize,
     pub batch_size: usize,
     pub batches_per_superbatch: usize,
@@ -49,6 +52,7 @@ impl Default for Config {
             viri: Vec::new(),
             out_dir: "checkpoints".into(),
             hidden: patina::nnue::HIDDEN,
+            precision: Precision::default(),
             superbatches: 40,
             batch_size: 16_384,
             batches_per_superbatch: 6104,
@@ -109,6 +113,11 @@ impl fmt::Display for Config {
             writeln!(f, "viriformat        {}", path.display())?;
         }
         writeln!(f, "output            {}", self.out_dir.display())?;
+        let detail = match self.precision {
+            Precision::F32 => "throughout",
+            Precision::Bf16 => "copies of weights and hidden gradients, f32 sums",
+        };
+        writeln!(f, "precision         {} ({detail})", self.precision)?;
         writeln!(
             f,
             "superbatches      {} × {} batches × {} positions",

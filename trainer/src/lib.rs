@@ -15,6 +15,7 @@ pub mod loader;
 pub mod model;
 pub mod optim;
 pub mod plot;
+pub mod precision;
 pub mod quantise;
 pub mod run;
 pub mod schedule;

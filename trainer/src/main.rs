@@ -9,6 +9,7 @@ use trainer::checkpoint::Checkpoint;
 use trainer::config::Config;
 use trainer::error::{Result, TrainerError};
 use trainer::loader::{read_viriformat, write_bulletformat, Dataset};
+use trainer::precision::Precision;
 use trainer::run::{run, Start};
 use trainer::schedule::{LrSchedule, WdlSchedule};
 use trainer::shuffle::write_shuffled;
@@ -71,6 +72,8 @@ enum Command {
         hidden: Vec<usize>,
         #[arg(long, value_delimiter = ',', default_value = "1,2")]
         threads: Vec<usize>,
+        #[arg(long, value_enum, value_delimiter = ',', default_value = "bf16")]
+        precision: Vec<Precision>,
         /// Read positions in order instead of shuffled.
         #[arg(long)]
         no_shuffle: bool,
@@ -101,6 +104,10 @@ struct TrainArgs {
     /// Hidden width N: 128, 256, 512 or 1024 (default: the engine's, i.e. its embedded net's).
     #[arg(long)]
     hidden: Option<usize>,
+    /// Number format of the weights and hidden gradients the backward pass sums (default bf16;
+    /// f32 computes exactly as bullet does).
+    #[arg(long, value_enum)]
+    precision: Option<Precision>,
     #[arg(long)]
     superbatches: Option<usize>,
     #[arg(long)]
@@ -155,6 +162,7 @@ impl TrainArgs {
             || !self.viri.is_empty()
             || self.net_id.is_some()
             || self.hidden.is_some()
+            || self.precision.is_some()
             || self.superbatches.is_some()
             || self.batch_size.is_some()
             || self.batches_per_superbatch.is_some()
@@ -182,6 +190,7 @@ impl TrainArgs {
             out_dir,
             net_id,
             hidden,
+            precision,
             superbatches,
             batch_size,
             batches_per_superbatch,
@@ -252,9 +261,10 @@ fn train(args: &TrainArgs) -> Result<()> {
         }
         let checkpoint = Checkpoint::load(path)?;
         let mut config = Config::from_toml(&checkpoint.config_toml)?;
-        // The checkpoint's own width wins: configs saved before `hidden` existed would
-        // otherwise take the width of whatever net this trainer was built with.
+        // The checkpoint's own width and precision win: configs saved before those settings
+        // existed would otherwise take today's defaults.
         config.hidden = checkpoint.hidden as usize;
+        config.precision = checkpoint.precision;
         if let Some(dir) = &args.out_dir {
             config.out_dir = dir.clone();
         }
@@ -330,6 +340,7 @@ fn main() -> ExitCode {
             batches,
             hidden,
             threads,
+            precision,
             no_shuffle,
             data,
         } => {
@@ -337,13 +348,24 @@ fn main() -> ExitCode {
                 Some(path) => bench::Source::File(path),
                 None => bench::Source::Generated(positions),
             };
-            println!("{:>6} {:>8} {:>14}", "N", "threads", "positions/s");
-            bench::run(source, batches, &hidden, &threads, !no_shuffle, |m| {
-                println!(
-                    "{:>6} {:>8} {:>14.0}",
-                    m.hidden, m.threads, m.positions_per_second
-                )
-            })
+            println!(
+                "{:>6} {:>8} {:>10} {:>14}",
+                "N", "threads", "precision", "positions/s"
+            );
+            bench::run(
+                source,
+                batches,
+                &hidden,
+                &threads,
+                &precision,
+                !no_shuffle,
+                |m| {
+                    println!(
+                        "{:>6} {:>8} {:>10} {:>14.0}",
+                        m.hidden, m.threads, m.precision, m.positions_per_second
+                    )
+                },
+            )
         }
     };
     match outcome {

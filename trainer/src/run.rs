@@ -18,6 +18,7 @@ use crate::loader::Dataset;
 use crate::model::Model;
 use crate::optim::AdamW;
 use crate::plot;
+use crate::precision::RowFormat;
 use crate::quantise::{float_bytes, quantise};
 use crate::shuffle::Split;
 use crate::train::Trainer;
@@ -33,10 +34,12 @@ pub struct Start {
 /// Trains to the end of the schedule and returns the path of the final quantised net.
 pub fn run(config: &Config, start: Start) -> Result<PathBuf> {
     config.validate()?;
-    crate::with_hidden!(config.hidden, N => run_at::<N>(config, start))
+    crate::with_hidden!(config.hidden, N => {
+        crate::with_precision!(config.precision, P => run_at::<N, P>(config, start))
+    })
 }
 
-fn run_at<const N: usize>(config: &Config, start: Start) -> Result<PathBuf> {
+fn run_at<const N: usize, P: RowFormat>(config: &Config, start: Start) -> Result<PathBuf> {
     let say = |line: String| {
         if !start.quiet {
             println!("{line}");
@@ -63,7 +66,7 @@ fn run_at<const N: usize>(config: &Config, start: Start) -> Result<PathBuf> {
             / split.training_len() as f64
     ));
 
-    let mut trainer = Trainer::<N>::new(
+    let mut trainer = Trainer::<N, P>::new(
         Model::random(config.seed),
         &data,
         split,
@@ -148,8 +151,8 @@ pub fn save_net<const N: usize>(model: &Model<N>, path: &Path) -> Result<()> {
     write_atomic(path, &quantise(model))
 }
 
-fn checkpoint<const N: usize>(
-    trainer: &Trainer<N>,
+fn checkpoint<const N: usize, P: RowFormat>(
+    trainer: &Trainer<N, P>,
     history: &[Record],
     config: &Config,
     data_len: u64,
@@ -157,6 +160,7 @@ fn checkpoint<const N: usize>(
     Checkpoint {
         config_toml: config.to_toml(),
         hidden: N as u64,
+        precision: config.precision,
         threads: config.threads as u64,
         step: trainer.step,
         data_len,
@@ -167,8 +171,8 @@ fn checkpoint<const N: usize>(
     }
 }
 
-fn restore<const N: usize>(
-    trainer: &mut Trainer<N>,
+fn restore<const N: usize, P: RowFormat>(
+    trainer: &mut Trainer<N, P>,
     history: &mut Vec<Record>,
     checkpoint: Checkpoint,
     data_len: u64,
@@ -179,6 +183,12 @@ fn restore<const N: usize>(
         return fail(format!(
             "checkpoint has N = {}, its config N = {N}",
             checkpoint.hidden
+        ));
+    }
+    if checkpoint.precision != config.precision {
+        return fail(format!(
+            "checkpoint was trained in {}, its config says {}",
+            checkpoint.precision, config.precision
         ));
     }
     if checkpoint.data_len != data_len {

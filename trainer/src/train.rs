@@ -14,6 +14,7 @@ use crate::features::{target, Features};
 use crate::loader::Dataset;
 use crate::model::Model;
 use crate::optim::{self, AdamW, StepSize};
+use crate::precision::RowFormat;
 use crate::shuffle::Split;
 
 /// Validation positions per independently summed block (fixed, so the sum does not depend on
@@ -22,15 +23,16 @@ const VALIDATION_BLOCK: u64 = 4096;
 /// Feature rows per unit of work in the reduce-and-update pass.
 const ROWS_PER_UPDATE: usize = 32;
 
-struct Worker<const N: usize> {
-    grads: Gradients<N>,
+struct Worker<const N: usize, P: RowFormat> {
+    grads: Gradients<N, P>,
     loss: f64,
 }
 
-pub struct Trainer<'d, const N: usize> {
+/// Trains the width-`N` net, its hot loops reading rows in format `P`.
+pub struct Trainer<'d, const N: usize, P: RowFormat> {
     model: Model<N>,
     /// The model's feature weights as the backward pass reads them, rewritten with every update.
-    blocked: BlockedWeights<N>,
+    blocked: BlockedWeights<N, P>,
     pub adam: AdamW,
     /// Batches done since the start of training; with the batch size it is the data position.
     pub step: u64,
@@ -38,11 +40,11 @@ pub struct Trainer<'d, const N: usize> {
     data: &'d Dataset,
     split: Split,
     pool: rayon::ThreadPool,
-    workers: Vec<Worker<N>>,
+    workers: Vec<Worker<N, P>>,
     summed: Vec<f32>,
 }
 
-impl<'d, const N: usize> Trainer<'d, N> {
+impl<'d, const N: usize, P: RowFormat> Trainer<'d, N, P> {
     pub fn new(
         model: Model<N>,
         data: &'d Dataset,
@@ -77,7 +79,7 @@ impl<'d, const N: usize> Trainer<'d, N> {
         &self.model
     }
 
-    pub fn blocked(&self) -> &BlockedWeights<N> {
+    pub fn blocked(&self) -> &BlockedWeights<N, P> {
         &self.blocked
     }
 
@@ -155,7 +157,7 @@ impl<'d, const N: usize> Trainer<'d, N> {
                         worker.grads.add_to(c * stretch, sum);
                     }
                     optim::update(p, m, v, sum, step);
-                    copy_rows_to_runs::<N>(p, &mut runs);
+                    copy_rows_to_runs::<N, P>(p, &mut runs);
                 })
         });
     }

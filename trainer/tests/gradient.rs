@@ -1,8 +1,10 @@
-//! The hand-written backward pass against finite differences of an independent f64 forward pass.
+//! The hand-written backward pass against finite differences of an independent f64 forward pass
+//! (in f32, bullet's arithmetic), and the bf16 pass against the f32 one.
 
 use trainer::backprop::{backprop, BlockedWeights, Gradients, CHUNK};
 use trainer::features::Features;
 use trainer::model::Model;
+use trainer::precision::{bf16_bits, Bf16, RowFormat, F32};
 use trainer::synthetic;
 
 /// Two blocks of neurons, so the block loops are exercised.
@@ -38,19 +40,28 @@ fn reference_loss(params: &[f64], positions: &[(Features, f32)]) -> f64 {
         .sum()
 }
 
+/// Positions from a random walk with made-up targets spread over (0, 1).
+fn positions(count: usize, seed: u64) -> Vec<(Features, f32)> {
+    let mut positions = Vec::new();
+    synthetic::random_walk(count, seed, |board| {
+        let target = (positions.len() as f32 * 0.37) % 1.0;
+        positions.push((Features::of(&synthetic::to_record(board)), target));
+    });
+    positions
+}
+
+fn gradients<P: RowFormat>(model: &Model<N>, positions: &[(Features, f32)]) -> Gradients<N, P> {
+    let mut grads = Gradients::<N, P>::new();
+    backprop(model, &BlockedWeights::new(model), positions, &mut grads);
+    grads
+}
+
 #[test]
 fn backprop_matches_finite_differences() {
     // Scaled up so many hidden units sit inside SCReLU's curved range and the output is not tiny.
     let model = synthetic::teacher::<N>(3);
-    let mut positions = Vec::new();
-    synthetic::random_walk(12, 5, |board| {
-        let record = synthetic::to_record(board);
-        let target = (positions.len() as f32 * 0.37) % 1.0;
-        positions.push((Features::of(&record), target));
-    });
-
-    let mut grads = Gradients::<N>::new();
-    backprop(&model, &BlockedWeights::new(&model), &positions, &mut grads);
+    let positions = positions(12, 5);
+    let grads = gradients::<F32>(&model, &positions);
 
     let params: Vec<f64> = model.params.iter().map(|&w| f64::from(w)).collect();
     let touched_row = positions[0].0.stm()[0] as usize;
@@ -84,11 +95,73 @@ fn backprop_matches_finite_differences() {
     assert!(grads.touched[touched_row]);
 }
 
+/// With weights that bf16 holds exactly, the bf16 pass sums the same accumulators as the f32
+/// one, so every dense gradient is identical; a feature row's gradient differs only by the
+/// rounding of each position's hidden gradient (at most 2⁻⁹ of it, errors of both signs).
+#[test]
+fn bf16_gradients_are_the_f32_ones_up_to_rounding() {
+    let mut model = synthetic::teacher::<N>(3);
+    for w in &mut model.params {
+        *w = f32::from_bits(bf16_bits(*w) << 16);
+    }
+    let positions = positions(2 * CHUNK, 5);
+    let (wide, narrow) = (
+        gradients::<F32>(&model, &positions),
+        gradients::<Bf16>(&model, &positions),
+    );
+    assert_eq!(wide.touched, narrow.touched);
+    let (wide, narrow) = (all(&wide), all(&narrow));
+    let dense = Model::<N>::FEATURE_BIAS;
+    assert_eq!(wide[dense..], narrow[dense..]);
+    let norm =
+        |v: &mut dyn Iterator<Item = f32>| v.map(|x| f64::from(x).powi(2)).sum::<f64>().sqrt();
+    let error = norm(
+        &mut wide[..dense]
+            .iter()
+            .zip(&narrow[..dense])
+            .map(|(a, b)| a - b),
+    );
+    let size = norm(&mut wide[..dense].iter().copied());
+    assert!(error > 0.0, "bf16 must actually round");
+    assert!(
+        error < 2f64.powi(-9) * size,
+        "relative error {}",
+        error / size
+    );
+}
+
+/// On weights as training leaves them (not bf16 values), the gradient stays close to f32's.
+#[test]
+fn bf16_gradients_stay_close_on_arbitrary_weights() {
+    let model = synthetic::teacher::<N>(4);
+    let positions = positions(2 * CHUNK, 6);
+    let (wide, narrow) = (
+        all(&gradients::<F32>(&model, &positions)),
+        all(&gradients::<Bf16>(&model, &positions)),
+    );
+    let error: f64 = wide
+        .iter()
+        .zip(&narrow)
+        .map(|(a, b)| f64::from(a - b).powi(2))
+        .sum();
+    let size: f64 = wide.iter().map(|a| f64::from(*a).powi(2)).sum();
+    let relative = (error / size).sqrt();
+    assert!(
+        relative > 0.0 && relative < 0.01,
+        "relative error {relative}"
+    );
+}
+
 #[test]
 fn clearing_resets_touched_rows_and_dense_layers() {
+    clearing_resets::<F32>();
+    clearing_resets::<Bf16>();
+}
+
+fn clearing_resets<P: RowFormat>() {
     let model = synthetic::teacher::<N>(1);
     let weights = BlockedWeights::new(&model);
-    let mut grads = Gradients::<N>::new();
+    let mut grads = Gradients::<N, P>::new();
     synthetic::random_walk(3, 1, |board| {
         let position = (Features::of(&synthetic::to_record(board)), 0.3);
         backprop(&model, &weights, &[position], &mut grads);
@@ -101,6 +174,11 @@ fn clearing_resets_touched_rows_and_dense_layers() {
 
 #[test]
 fn chunked_backprop_sums_the_per_position_gradients() {
+    chunked_backprop_sums::<F32>();
+    chunked_backprop_sums::<Bf16>();
+}
+
+fn chunked_backprop_sums<P: RowFormat>() {
     let model = synthetic::teacher::<N>(2);
     let mut positions = Vec::new();
     // More than one chunk, ending in a partial one.
@@ -109,9 +187,9 @@ fn chunked_backprop_sums_the_per_position_gradients() {
         positions.push((Features::of(&synthetic::to_record(board)), target));
     });
     let weights = BlockedWeights::new(&model);
-    let mut together = Gradients::<N>::new();
+    let mut together = Gradients::<N, P>::new();
     let loss_together = backprop(&model, &weights, &positions, &mut together);
-    let mut one_by_one = Gradients::<N>::new();
+    let mut one_by_one = Gradients::<N, P>::new();
     let loss_one_by_one: f64 = positions
         .iter()
         .map(|position| {
@@ -134,6 +212,6 @@ fn chunked_backprop_sums_the_per_position_gradients() {
 }
 
 /// Every parameter's gradient, in `Model::params` order.
-fn all(grads: &Gradients<N>) -> Vec<f32> {
+fn all<P: RowFormat>(grads: &Gradients<N, P>) -> Vec<f32> {
     (0..Model::<N>::LEN).map(|i| grads.get(i)).collect()
 }

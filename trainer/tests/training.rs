@@ -1,5 +1,6 @@
-//! Training end to end on generated data: the loss falls, runs are reproducible, the engine
-//! reads the quantised net and agrees with the float net, and NaN stops training.
+//! Training end to end on generated data: the loss falls in either precision, runs are
+//! reproducible, the engine reads the quantised net and agrees with the float net, and NaN
+//! stops training.
 
 use patina::board::Board;
 use patina::nnue::{AccumulatorStack, Network, HIDDEN, SCALE};
@@ -8,6 +9,7 @@ use trainer::error::TrainerError;
 use trainer::features::Features;
 use trainer::loader::Dataset;
 use trainer::model::Model;
+use trainer::precision::{Bf16, RowFormat, F32};
 use trainer::quantise::quantise;
 use trainer::shuffle::Split;
 use trainer::synthetic;
@@ -15,10 +17,14 @@ use trainer::train::Trainer;
 
 const BATCH: usize = 512;
 
-fn trained(data: &Dataset, steps: usize, threads: usize) -> (Model<HIDDEN>, Vec<f64>, f64, f64) {
+fn trained<P: RowFormat>(
+    data: &Dataset,
+    steps: usize,
+    threads: usize,
+) -> (Model<HIDDEN>, Vec<f64>, f64, f64) {
     let split = Split::new(data.len(), 2000, 11).unwrap();
     let mut trainer =
-        Trainer::<HIDDEN>::new(Model::random(11), data, split, BATCH, threads).unwrap();
+        Trainer::<HIDDEN, P>::new(Model::random(11), data, split, BATCH, threads).unwrap();
     let before = trainer.validation_loss(0.3).unwrap();
     let losses = (0..steps)
         .map(|_| trainer.train_batch(0.002, 0.3).unwrap())
@@ -32,14 +38,26 @@ fn trained(data: &Dataset, steps: usize, threads: usize) -> (Model<HIDDEN>, Vec<
 }
 
 #[test]
-fn loss_falls_and_the_engine_agrees_with_the_float_net() {
+fn loss_falls_in_both_precisions() {
     let data = Dataset::from_boards(synthetic::dataset(40_000, 4));
-    let (model, losses, before, after) = trained(&data, 400, 2);
+    loss_falls::<F32>(&data);
+    loss_falls::<Bf16>(&data);
+}
+
+fn loss_falls<P: RowFormat>(data: &Dataset) {
+    let (_, losses, before, after) = trained::<P>(data, 400, 2);
     let early = losses[..10].iter().sum::<f64>() / 10.0;
     let late = losses[losses.len() - 10..].iter().sum::<f64>() / 10.0;
     assert!(late < 0.3 * early, "training loss {early} → {late}");
     assert!(after < 0.3 * before, "validation loss {before} → {after}");
+}
 
+/// The quantiser and the engine against the trainer's float forward pass, on a net trained
+/// as bullet would (f32).
+#[test]
+fn the_engine_agrees_with_the_float_net() {
+    let data = Dataset::from_boards(synthetic::dataset(40_000, 4));
+    let (model, ..) = trained::<F32>(&data, 400, 2);
     let net = Network::from_bytes(&quantise(&model)).unwrap();
     let (mut compared, mut worst, mut total) = (0, 0.0f32, 0.0f32);
     synthetic::random_walk(300, 99, |board| {
@@ -65,8 +83,8 @@ fn loss_falls_and_the_engine_agrees_with_the_float_net() {
 #[test]
 fn same_seed_and_threads_give_identical_weights() {
     let data = Dataset::from_boards(synthetic::dataset(5_000, 2));
-    let (a, ..) = trained(&data, 15, 2);
-    let (b, ..) = trained(&data, 15, 2);
+    let (a, ..) = trained::<Bf16>(&data, 15, 2);
+    let (b, ..) = trained::<Bf16>(&data, 15, 2);
     assert!(a
         .params
         .iter()
@@ -80,7 +98,7 @@ fn a_nan_loss_is_an_error_not_a_panic() {
     let mut model = Model::<HIDDEN>::random(0);
     model.params[Model::<HIDDEN>::OUTPUT_BIAS] = f32::NAN;
     let split = Split::new(data.len(), 0, 0).unwrap();
-    let mut trainer = Trainer::new(model, &data, split, 64, 2).unwrap();
+    let mut trainer = Trainer::<HIDDEN, Bf16>::new(model, &data, split, 64, 2).unwrap();
     assert!(matches!(
         trainer.train_batch(0.001, 0.5),
         Err(TrainerError::NonFiniteLoss { step: 0, .. })
