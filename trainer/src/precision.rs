@@ -33,7 +33,7 @@ impl std::fmt::Display for Precision {
 
 /// How a block of `BLOCK` values is stored and summed.
 pub trait RowFormat: Send + Sync + 'static {
-    type Word: Copy + Default + PartialEq + Send + Sync + std::fmt::Debug;
+    type Word: Copy + Default + PartialEq + Send + Sync;
     /// Words holding one block.
     const WORDS: usize;
 
