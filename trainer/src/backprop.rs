@@ -106,11 +106,10 @@ pub struct Gradients<const N: usize, P: RowFormat> {
     features: Vec<f32>,
     dense: Vec<f32>,
     pub touched: Vec<bool>,
-    /// The chunk's accumulators, `[N / BLOCK][CHUNK][2][BLOCK]`, from one sweep to the next,
-    /// then the gradients there.
+    /// The chunk's accumulators, `[N / BLOCK][CHUNK][2][BLOCK]`, from one sweep to the next.
     hidden: Vec<f32>,
-    /// One block's gradients from `hidden` in the row format, `[CHUNK][2][P::WORDS]`, for the
-    /// gather to read.
+    /// One block's gradients at those accumulators in the row format, `[CHUNK][2][P::WORDS]`,
+    /// for the gather to read.
     hidden_grads: Vec<P::Word>,
     occurrences: Occurrences,
     /// Each position's output, then the gradient there.
@@ -262,24 +261,23 @@ fn backward_sweep<const N: usize, P: RowFormat>(
     let dense = &mut grad.dense;
     let blocks = grad.features.chunks_exact_mut(INPUTS * BLOCK);
     for (b, (rows, hidden)) in blocks
-        .zip(grad.hidden.chunks_exact_mut(2 * CHUNK * BLOCK))
+        .zip(grad.hidden.chunks_exact(2 * CHUNK * BLOCK))
         .enumerate()
     {
         let start = b * BLOCK;
         let mut bias_grad = [0.0; BLOCK];
         let mut out_grads = [[0.0; BLOCK]; 2];
         let mut slot_grads = grad.hidden_grads.chunks_exact_mut(P::WORDS);
-        for (&delta, hidden) in deltas.iter().zip(hidden.chunks_exact_mut(2 * BLOCK)) {
-            for (side, hidden) in hidden.chunks_exact_mut(BLOCK).enumerate() {
-                let hidden: &mut [f32; BLOCK] = hidden.try_into().unwrap();
-                hidden_backward(
+        for (&delta, hidden) in deltas.iter().zip(hidden.chunks_exact(2 * BLOCK)) {
+            for (side, hidden) in hidden.chunks_exact(BLOCK).enumerate() {
+                let gradient = hidden_backward(
                     delta,
-                    hidden,
+                    hidden.try_into().unwrap(),
                     model.output_block(side, start),
                     &mut out_grads[side],
                 );
-                add(&mut bias_grad, hidden);
-                P::pack(hidden, slot_grads.next().unwrap());
+                add(&mut bias_grad, &gradient);
+                P::pack(&gradient, slot_grads.next().unwrap());
             }
         }
         let slot_grads = &grad.hidden_grads;
@@ -366,20 +364,22 @@ fn add(dst: &mut [f32], src: &[f32]) {
     dst.iter_mut().zip(src).for_each(|(d, s)| *d += s);
 }
 
-/// Adds the output weights' gradient to `weight_grad` and turns the accumulators in `hidden`
-/// into the gradient reaching the hidden layer before activation.
+/// Adds the output weights' gradient to `weight_grad` and returns the gradient reaching the
+/// hidden layer (accumulators `hidden`) before activation.
 #[inline(always)]
 fn hidden_backward(
     delta: f32,
-    hidden: &mut [f32; BLOCK],
+    hidden: &[f32; BLOCK],
     weights: &[f32; BLOCK],
     weight_grad: &mut [f32; BLOCK],
-) {
+) -> [f32; BLOCK] {
+    let mut gradient = [0.0; BLOCK];
     for i in 0..BLOCK {
         let x = hidden[i];
         weight_grad[i] = delta.mul_add(screlu(x), weight_grad[i]);
         // SCReLU' = 2x inside (0, 1) and 0 where it clips.
         let slope = if x > 0.0 && x < 1.0 { 2.0 * x } else { 0.0 };
-        hidden[i] = delta * weights[i] * slope;
+        gradient[i] = delta * weights[i] * slope;
     }
+    gradient
 }

@@ -36,13 +36,9 @@ impl Checkpoint {
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = MAGIC.to_vec();
         out.extend(VERSION.to_le_bytes());
-        let precision = match self.precision {
-            Precision::F32 => 0u64,
-            Precision::Bf16 => 1,
-        };
         for v in [
             self.hidden,
-            precision,
+            self.precision.code(),
             self.threads,
             self.step,
             self.data_len,
@@ -93,11 +89,10 @@ impl Checkpoint {
         let hidden = r.u64()?;
         let precision = match version {
             1 => Precision::F32,
-            _ => match r.u64()? {
-                0 => Precision::F32,
-                1 => Precision::Bf16,
-                other => return Err(format!("unknown precision code {other}")),
-            },
+            _ => {
+                let code = r.u64()?;
+                Precision::from_code(code).ok_or(format!("unknown precision code {code}"))?
+            }
         };
         let (threads, step, data_len) = (r.u64()?, r.u64()?, r.u64()?);
         let config_len = r.len()?;

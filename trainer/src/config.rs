@@ -113,11 +113,7 @@ impl fmt::Display for Config {
             writeln!(f, "viriformat        {}", path.display())?;
         }
         writeln!(f, "output            {}", self.out_dir.display())?;
-        let detail = match self.precision {
-            Precision::F32 => "throughout",
-            Precision::Bf16 => "copies of weights and hidden gradients, f32 sums",
-        };
-        writeln!(f, "precision         {} ({detail})", self.precision)?;
+        writeln!(f, "precision         {}", self.precision)?;
         writeln!(
             f,
             "superbatches      {} × {} batches × {} positions",

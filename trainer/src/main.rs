@@ -62,7 +62,8 @@ enum Command {
         #[arg(long)]
         out: PathBuf,
     },
-    /// Measure training throughput for hidden sizes N (128, 256, 512, 1024) and thread counts.
+    /// Measure training throughput for hidden sizes N (128, 256, 512, 1024), thread counts and
+    /// precisions.
     Bench {
         #[arg(long, default_value_t = 262_144)]
         positions: usize,
@@ -72,7 +73,7 @@ enum Command {
         hidden: Vec<usize>,
         #[arg(long, value_delimiter = ',', default_value = "1,2")]
         threads: Vec<usize>,
-        #[arg(long, value_enum, value_delimiter = ',', default_value = "bf16")]
+        #[arg(long, value_enum, value_delimiter = ',', default_values_t = [Precision::default()])]
         precision: Vec<Precision>,
         /// Read positions in order instead of shuffled.
         #[arg(long)]

@@ -4,7 +4,10 @@
 //! Both sweeps wait on L2 rather than on arithmetic, so storing those rows as bfloat16 (half
 //! the bytes) makes a step about a third faster. Only these working copies narrow: every sum is
 //! taken in f32, and the parameters, gradients and optimiser state stay f32, as in mixed-precision
-//! training on GPUs. `F32` keeps bullet's arithmetic exactly.
+//! training on GPUs. `Precision::F32` keeps bullet's arithmetic exactly.
+//!
+//! `Precision` is the run's setting; `F32Rows` and `Bf16Rows` are the `RowFormat`s the hot
+//! loops are compiled for, one per setting (`with_precision!`).
 
 use clap::ValueEnum;
 use serde::{Deserialize, Serialize};
@@ -22,12 +25,28 @@ pub enum Precision {
     Bf16,
 }
 
+impl Precision {
+    /// Its number in a checkpoint.
+    pub fn code(self) -> u64 {
+        match self {
+            Self::F32 => 0,
+            Self::Bf16 => 1,
+        }
+    }
+
+    pub fn from_code(code: u64) -> Option<Self> {
+        Self::value_variants()
+            .iter()
+            .copied()
+            .find(|p| p.code() == code)
+    }
+}
+
+/// The name `--precision` and the config file take.
 impl std::fmt::Display for Precision {
     fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str(match self {
-            Self::F32 => "f32",
-            Self::Bf16 => "bf16",
-        })
+        let value = self.to_possible_value().expect("no variant is skipped");
+        f.write_str(value.get_name())
     }
 }
 
@@ -46,9 +65,9 @@ pub trait RowFormat: Send + Sync + 'static {
     ) -> [f32; BLOCK];
 }
 
-pub struct F32;
+pub struct F32Rows;
 
-impl RowFormat for F32 {
+impl RowFormat for F32Rows {
     type Word = f32;
     const WORDS: usize = BLOCK;
 
@@ -65,11 +84,11 @@ impl RowFormat for F32 {
 
 /// Pairs of bfloat16 in a `u32`: word j holds neuron j in its low half and neuron j + BLOCK/2
 /// in its high half, so unpacking is a shift and a mask per half and keeps neurons in order.
-pub struct Bf16;
+pub struct Bf16Rows;
 
 const HALF: usize = BLOCK / 2;
 
-impl RowFormat for Bf16 {
+impl RowFormat for Bf16Rows {
     type Word = u32;
     const WORDS: usize = HALF;
 
@@ -98,12 +117,17 @@ impl RowFormat for Bf16 {
     }
 }
 
-/// The bfloat16 nearest `x` (ties to even), as the top 16 bits of an f32. Values here are
-/// finite: a non-finite loss stops training before they could be packed.
+/// The bfloat16 nearest `x` (ties to even), as the top 16 bits of an f32. A NaN stays a NaN
+/// (rounding its bits could carry it into an infinity or, wrapping, zero).
 #[inline(always)]
 pub fn bf16_bits(x: f32) -> u32 {
     let bits = x.to_bits();
-    bits.wrapping_add(0x7FFF + ((bits >> 16) & 1)) >> 16
+    let rounded = bits.wrapping_add(0x7FFF + ((bits >> 16) & 1)) >> 16;
+    if x.is_nan() {
+        bits >> 16 | 0x40
+    } else {
+        rounded
+    }
 }
 
 /// Evaluates `$body` with the type `$format` set to the row format of `$precision`.
@@ -112,11 +136,11 @@ macro_rules! with_precision {
     ($precision:expr, $format:ident => $body:expr) => {
         match $precision {
             $crate::precision::Precision::F32 => {
-                type $format = $crate::precision::F32;
+                type $format = $crate::precision::F32Rows;
                 $body
             }
             $crate::precision::Precision::Bf16 => {
-                type $format = $crate::precision::Bf16;
+                type $format = $crate::precision::Bf16Rows;
                 $body
             }
         }
@@ -129,31 +153,67 @@ mod tests {
 
     fn unpack(words: &[u32]) -> Vec<f32> {
         let zero = [0.0; BLOCK];
-        Bf16::accumulate(&zero, std::iter::once(words)).to_vec()
+        Bf16Rows::accumulate(&zero, std::iter::once(words)).to_vec()
     }
 
     #[test]
-    fn bf16_rounds_to_nearest_even_and_keeps_neuron_order() {
+    fn bf16_rounds_to_nearest_even() {
         // 1 + 2^-8 lies exactly between two bfloat16 values (1 and 1 + 2^-7): ties go to even.
         // Just above the tie rounds up; negative values mirror positive ones.
+        let tie = 2f32.powi(-8);
         let cases = [
             (1.0, 1.0),
-            (1.0 + 2f32.powi(-8), 1.0),
-            (1.0 + 3.0 * 2f32.powi(-8), 1.0 + 2.0 * 2f32.powi(-7)),
-            (1.0 + 2f32.powi(-8) + 2f32.powi(-20), 1.0 + 2f32.powi(-7)),
+            (1.0 + tie, 1.0),
+            (-1.0 - tie, -1.0),
+            (1.0 + 3.0 * tie, 1.0 + 2.0 * 2f32.powi(-7)),
+            (-1.0 - 3.0 * tie, -1.0 - 2.0 * 2f32.powi(-7)),
+            (1.0 + tie + 2f32.powi(-20), 1.0 + 2f32.powi(-7)),
             (-0.3, -0.30078125),
             (1.98, 1.9765625),
             (0.0, 0.0),
         ];
-        let mut values = [0.0; BLOCK];
-        for (i, value) in values.iter_mut().enumerate() {
-            *value = cases[i % cases.len()].0;
+        for (x, nearest) in cases {
+            assert_eq!(f32::from_bits(bf16_bits(x) << 16), nearest, "{x}");
         }
+        for nan in [
+            f32::NAN,
+            f32::from_bits(0x7F80_0001),
+            f32::from_bits(0xFFFF_FFFF),
+        ] {
+            assert!(
+                f32::from_bits(bf16_bits(nan) << 16).is_nan(),
+                "{:#x}",
+                nan.to_bits()
+            );
+        }
+    }
+
+    #[test]
+    fn bf16_pairs_hold_neuron_j_low_and_j_plus_half_high() {
+        let values: [f32; BLOCK] = std::array::from_fn(|i| i as f32 - 40.5);
         let mut words = [0; HALF];
-        Bf16::pack(&values, &mut words);
-        for (i, unpacked) in unpack(&words).into_iter().enumerate() {
-            assert_eq!(unpacked, cases[i % cases.len()].1, "neuron {i}");
+        Bf16Rows::pack(&values, &mut words);
+        for (j, word) in words.iter().enumerate() {
+            assert_eq!(word & 0xFFFF, bf16_bits(values[j]), "low half of word {j}");
+            assert_eq!(
+                word >> 16,
+                bf16_bits(values[j + HALF]),
+                "high half of word {j}"
+            );
         }
+        assert_eq!(
+            unpack(&words),
+            values.map(|x| f32::from_bits(bf16_bits(x) << 16))
+        );
+    }
+
+    #[test]
+    fn checkpoint_codes_round_trip() {
+        for precision in Precision::value_variants() {
+            assert_eq!(Precision::from_code(precision.code()), Some(*precision));
+        }
+        assert_eq!(Precision::from_code(2), None);
+        assert_eq!(Precision::default().to_string(), "bf16");
     }
 
     #[test]
@@ -166,16 +226,16 @@ mod tests {
             .iter()
             .map(|row| {
                 let mut words = [0; HALF];
-                Bf16::pack(row, &mut words);
+                Bf16Rows::pack(row, &mut words);
                 words
             })
             .collect();
-        let narrow = Bf16::accumulate(&start, packed.iter().map(|w| &w[..]));
+        let narrow = Bf16Rows::accumulate(&start, packed.iter().map(|w| &w[..]));
         let rounded: Vec<[f32; BLOCK]> = rows
             .iter()
             .map(|row| row.map(|x| f32::from_bits(bf16_bits(x) << 16)))
             .collect();
-        let wide = F32::accumulate(&start, rounded.iter().map(|r| &r[..]));
+        let wide = F32Rows::accumulate(&start, rounded.iter().map(|r| &r[..]));
         assert_eq!(narrow, wide);
     }
 }

@@ -4,7 +4,7 @@
 use trainer::backprop::{backprop, BlockedWeights, Gradients, CHUNK};
 use trainer::features::Features;
 use trainer::model::Model;
-use trainer::precision::{bf16_bits, Bf16, RowFormat, F32};
+use trainer::precision::{bf16_bits, Bf16Rows, F32Rows, RowFormat};
 use trainer::synthetic;
 
 /// Two blocks of neurons, so the block loops are exercised.
@@ -61,7 +61,7 @@ fn backprop_matches_finite_differences() {
     // Scaled up so many hidden units sit inside SCReLU's curved range and the output is not tiny.
     let model = synthetic::teacher::<N>(3);
     let positions = positions(12, 5);
-    let grads = gradients::<F32>(&model, &positions);
+    let grads = gradients::<F32Rows>(&model, &positions);
 
     let params: Vec<f64> = model.params.iter().map(|&w| f64::from(w)).collect();
     let touched_row = positions[0].0.stm()[0] as usize;
@@ -97,7 +97,9 @@ fn backprop_matches_finite_differences() {
 
 /// With weights that bf16 holds exactly, the bf16 pass sums the same accumulators as the f32
 /// one, so every dense gradient is identical; a feature row's gradient differs only by the
-/// rounding of each position's hidden gradient (at most 2⁻⁹ of it, errors of both signs).
+/// rounding of each position's hidden gradient. One rounding is off by at most 2⁻⁸ of the value
+/// (bf16 keeps 8 significant bits), so the error's norm cannot exceed 2⁻⁸ of the sum of the
+/// terms' magnitudes; with errors of both signs it stays far below (0.07 % here).
 #[test]
 fn bf16_gradients_are_the_f32_ones_up_to_rounding() {
     let mut model = synthetic::teacher::<N>(3);
@@ -106,8 +108,8 @@ fn bf16_gradients_are_the_f32_ones_up_to_rounding() {
     }
     let positions = positions(2 * CHUNK, 5);
     let (wide, narrow) = (
-        gradients::<F32>(&model, &positions),
-        gradients::<Bf16>(&model, &positions),
+        gradients::<F32Rows>(&model, &positions),
+        gradients::<Bf16Rows>(&model, &positions),
     );
     assert_eq!(wide.touched, narrow.touched);
     let (wide, narrow) = (all(&wide), all(&narrow));
@@ -124,7 +126,7 @@ fn bf16_gradients_are_the_f32_ones_up_to_rounding() {
     let size = norm(&mut wide[..dense].iter().copied());
     assert!(error > 0.0, "bf16 must actually round");
     assert!(
-        error < 2f64.powi(-9) * size,
+        error < 2f64.powi(-8) * size,
         "relative error {}",
         error / size
     );
@@ -136,8 +138,8 @@ fn bf16_gradients_stay_close_on_arbitrary_weights() {
     let model = synthetic::teacher::<N>(4);
     let positions = positions(2 * CHUNK, 6);
     let (wide, narrow) = (
-        all(&gradients::<F32>(&model, &positions)),
-        all(&gradients::<Bf16>(&model, &positions)),
+        all(&gradients::<F32Rows>(&model, &positions)),
+        all(&gradients::<Bf16Rows>(&model, &positions)),
     );
     let error: f64 = wide
         .iter()
@@ -154,8 +156,8 @@ fn bf16_gradients_stay_close_on_arbitrary_weights() {
 
 #[test]
 fn clearing_resets_touched_rows_and_dense_layers() {
-    clearing_resets::<F32>();
-    clearing_resets::<Bf16>();
+    clearing_resets::<F32Rows>();
+    clearing_resets::<Bf16Rows>();
 }
 
 fn clearing_resets<P: RowFormat>() {
@@ -174,8 +176,8 @@ fn clearing_resets<P: RowFormat>() {
 
 #[test]
 fn chunked_backprop_sums_the_per_position_gradients() {
-    chunked_backprop_sums::<F32>();
-    chunked_backprop_sums::<Bf16>();
+    chunked_backprop_sums::<F32Rows>();
+    chunked_backprop_sums::<Bf16Rows>();
 }
 
 fn chunked_backprop_sums<P: RowFormat>() {

@@ -1,11 +1,13 @@
-//! A run interrupted at a checkpoint and resumed ends bit-identical to an uninterrupted run.
-//! The run trains a width other than the engine's, as a generation that grows N does.
+//! A run interrupted at a checkpoint and resumed ends bit-identical to an uninterrupted run, in
+//! either precision. The run trains a width other than the engine's, as a generation that grows
+//! N does.
 
 use std::path::PathBuf;
 
 use trainer::checkpoint::Checkpoint;
 use trainer::config::Config;
 use trainer::loader::write_bulletformat;
+use trainer::precision::Precision;
 use trainer::run::{run, Start};
 use trainer::schedule::{LrSchedule, WdlSchedule};
 use trainer::synthetic;
@@ -19,7 +21,12 @@ fn temp_dir(name: &str) -> PathBuf {
 
 #[test]
 fn checkpoint_and_resume_match_an_uninterrupted_run() {
-    let dir = temp_dir("resume");
+    resume_matches(Precision::Bf16);
+    resume_matches(Precision::F32);
+}
+
+fn resume_matches(precision: Precision) {
+    let dir = temp_dir(&format!("resume-{precision}"));
     let data = dir.join("data.bin");
     write_bulletformat(&data, &synthetic::dataset(6_000, 3)).unwrap();
     let hidden = if patina::nnue::HIDDEN == 256 {
@@ -30,6 +37,7 @@ fn checkpoint_and_resume_match_an_uninterrupted_run() {
     let config = Config {
         net_id: "t".into(),
         hidden,
+        precision,
         data: vec![data],
         out_dir: dir.join("full"),
         superbatches: 4,
@@ -80,6 +88,7 @@ fn checkpoint_and_resume_match_an_uninterrupted_run() {
     let checkpoint = Checkpoint::load(&config.out_dir.join("t-2.ckpt")).unwrap();
     assert_eq!(checkpoint.step, 12);
     assert_eq!(checkpoint.hidden, hidden as u64);
+    assert_eq!(checkpoint.precision, precision);
     let mut resumed_config = Config::from_toml(&checkpoint.config_toml).unwrap();
     resumed_config.out_dir = dir.join("resumed");
     let resumed = run(

@@ -9,7 +9,7 @@ use trainer::error::TrainerError;
 use trainer::features::Features;
 use trainer::loader::Dataset;
 use trainer::model::Model;
-use trainer::precision::{Bf16, RowFormat, F32};
+use trainer::precision::{Bf16Rows, F32Rows, RowFormat};
 use trainer::quantise::quantise;
 use trainer::shuffle::Split;
 use trainer::synthetic;
@@ -37,27 +37,13 @@ fn trained<P: RowFormat>(
     (trainer.model().clone(), losses, before, after)
 }
 
+/// Training lowers the loss in either precision, and the engine, loading the quantised net
+/// trained as bullet would (f32), agrees with the trainer's float forward pass.
 #[test]
-fn loss_falls_in_both_precisions() {
+fn loss_falls_and_the_engine_agrees_with_the_float_net() {
     let data = Dataset::from_boards(synthetic::dataset(40_000, 4));
-    loss_falls::<F32>(&data);
-    loss_falls::<Bf16>(&data);
-}
-
-fn loss_falls<P: RowFormat>(data: &Dataset) {
-    let (_, losses, before, after) = trained::<P>(data, 400, 2);
-    let early = losses[..10].iter().sum::<f64>() / 10.0;
-    let late = losses[losses.len() - 10..].iter().sum::<f64>() / 10.0;
-    assert!(late < 0.3 * early, "training loss {early} → {late}");
-    assert!(after < 0.3 * before, "validation loss {before} → {after}");
-}
-
-/// The quantiser and the engine against the trainer's float forward pass, on a net trained
-/// as bullet would (f32).
-#[test]
-fn the_engine_agrees_with_the_float_net() {
-    let data = Dataset::from_boards(synthetic::dataset(40_000, 4));
-    let (model, ..) = trained::<F32>(&data, 400, 2);
+    loss_falls::<Bf16Rows>(&data);
+    let model = loss_falls::<F32Rows>(&data);
     let net = Network::from_bytes(&quantise(&model)).unwrap();
     let (mut compared, mut worst, mut total) = (0, 0.0f32, 0.0f32);
     synthetic::random_walk(300, 99, |board| {
@@ -80,11 +66,25 @@ fn the_engine_agrees_with_the_float_net() {
     );
 }
 
+fn loss_falls<P: RowFormat>(data: &Dataset) -> Model<HIDDEN> {
+    let (model, losses, before, after) = trained::<P>(data, 400, 2);
+    let early = losses[..10].iter().sum::<f64>() / 10.0;
+    let late = losses[losses.len() - 10..].iter().sum::<f64>() / 10.0;
+    assert!(late < 0.3 * early, "training loss {early} → {late}");
+    assert!(after < 0.3 * before, "validation loss {before} → {after}");
+    model
+}
+
 #[test]
 fn same_seed_and_threads_give_identical_weights() {
+    identical_weights::<Bf16Rows>();
+    identical_weights::<F32Rows>();
+}
+
+fn identical_weights<P: RowFormat>() {
     let data = Dataset::from_boards(synthetic::dataset(5_000, 2));
-    let (a, ..) = trained::<Bf16>(&data, 15, 2);
-    let (b, ..) = trained::<Bf16>(&data, 15, 2);
+    let (a, ..) = trained::<P>(&data, 15, 2);
+    let (b, ..) = trained::<P>(&data, 15, 2);
     assert!(a
         .params
         .iter()
@@ -98,7 +98,7 @@ fn a_nan_loss_is_an_error_not_a_panic() {
     let mut model = Model::<HIDDEN>::random(0);
     model.params[Model::<HIDDEN>::OUTPUT_BIAS] = f32::NAN;
     let split = Split::new(data.len(), 0, 0).unwrap();
-    let mut trainer = Trainer::<HIDDEN, Bf16>::new(model, &data, split, 64, 2).unwrap();
+    let mut trainer = Trainer::<HIDDEN, Bf16Rows>::new(model, &data, split, 64, 2).unwrap();
     assert!(matches!(
         trainer.train_batch(0.001, 0.5),
         Err(TrainerError::NonFiniteLoss { step: 0, .. })
