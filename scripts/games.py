@@ -3,11 +3,17 @@
 
     scripts/games.py results [--engine NAME] GAMES.pgn [...]   W/D/L and Elo ± 95% per opponent
     scripts/games.py endings [--engine NAME] GAMES.pgn [...]   how games ended, per time control
+    scripts/games.py wdl [--engine NAME] GAMES.pgn [...]       how the engine's evals predict results
 
 `endings` is the record of time forfeits, illegal moves and crashes that issue 4 asks to be zero
 over thousands of games: fastchess's `time forfeit`, `illegal move` and `abandoned` (a crash or a
 stall), each split by who lost it (`unknown` when the game was not scored). The engine is
 matched by the prefix of its name.
+
+`wdl` relates the engine's own evals (fastchess's move comments, `{+0.54/12 0.2s}`, from the
+mover's view) to the games' results: the mover's mean score per eval bucket, and the scale s of
+the logistic score = 1 / (1 + e^(−cp/s)) that fits them best. Tuning search margins, or
+normalising the eval, starts from knowing what a centipawn of this net is worth.
 """
 import argparse
 import collections
@@ -16,24 +22,33 @@ import re
 import sys
 
 TAG = re.compile(r'^\[(\w+) "(.*)"\]\s*$')
+EVAL = re.compile(r"\{([+-]?\d+\.\d+)/\d+")
 ABNORMAL = ("time forfeit", "illegal move", "abandoned")
 SCORE = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
 
 
-def games(paths):
-    """Yields the tag dictionary of every game in the PGN files."""
+def games_with_moves(paths):
+    """Yields (tag dictionary, movetext) for every game in the PGN files."""
     for path in paths:
-        tags = {}
+        tags, moves = {}, []
         with open(path, encoding="utf-8", errors="replace") as pgn:
             for line in pgn:
                 match = TAG.match(line)
                 if match:
                     if match.group(1) == "Event" and tags:
-                        yield tags
-                        tags = {}
+                        yield tags, "".join(moves)
+                        tags, moves = {}, []
                     tags[match.group(1)] = match.group(2)
+                else:
+                    moves.append(line)
         if tags:
-            yield tags
+            yield tags, "".join(moves)
+
+
+def games(paths):
+    """Yields the tag dictionary of every game in the PGN files."""
+    for tags, _ in games_with_moves(paths):
+        yield tags
 
 
 def elo(score):
@@ -84,14 +99,56 @@ def endings(args):
         print(f"| {control} | " + " | ".join(str(count[c]) for c in columns) + " |")
 
 
+def wdl(args):
+    """The mover's score against its eval, per bucket, and the best-fitting logistic scale."""
+    points = []
+    for tags, moves in games_with_moves(args.pgn):
+        white_score = SCORE.get(tags.get("Result"))
+        if white_score is None:
+            continue
+        first = 0 if tags.get("FEN") is None or " w " in tags["FEN"] else 1
+        for ply, value in enumerate(EVAL.findall(moves)):
+            white_moved = (ply + first) % 2 == 0
+            mover = tags.get("White" if white_moved else "Black", "")
+            cp = float(value) * 100
+            if ply >= args.min_ply and mover.startswith(args.engine) and abs(cp) < args.max_cp:
+                points.append((cp, white_score if white_moved else 1 - white_score))
+    if not points:
+        sys.exit(f"no scored moves of {args.engine} found")
+    buckets = collections.defaultdict(list)
+    for cp, score in points:
+        buckets[math.floor(cp / 50) * 50].append(score)
+    print(f"{len(points)} evals of {args.engine} (ply ≥ {args.min_ply}, |cp| < {args.max_cp:g})")
+    print("| eval (cp) | positions | mover's score |")
+    print("|---|---:|---:|")
+    for low in sorted(buckets):
+        scores = buckets[low]
+        print(f"| {low} … {low + 50} | {len(scores)} | {sum(scores) / len(scores):.3f} |")
+
+    def error(scale):
+        return sum((1 / (1 + math.exp(-cp / scale)) - score) ** 2 for cp, score in points)
+
+    # Golden-section search: the squared error is unimodal in the scale.
+    low, high = 10.0, 5000.0
+    ratio = (math.sqrt(5) - 1) / 2
+    while high - low > 1:
+        a, b = high - ratio * (high - low), low + ratio * (high - low)
+        low, high = (low, b) if error(a) < error(b) else (a, high)
+    scale = (low + high) / 2
+    print(f"best fit: score = 1 / (1 + e^(-cp/{scale:.0f})); a score of 75% at {scale * math.log(3):.0f} cp")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    for name, function in (("results", results), ("endings", endings)):
+    for name, function in (("results", results), ("endings", endings), ("wdl", wdl)):
         command = sub.add_parser(name)
         command.add_argument("--engine", default="patina", help="whose games (name prefix)")
         command.add_argument("pgn", nargs="+")
         command.set_defaults(run=function)
+        if name == "wdl":
+            command.add_argument("--min-ply", type=int, default=16, help="skip the opening's plies")
+            command.add_argument("--max-cp", type=float, default=1000, help="skip larger evals")
     args = parser.parse_args()
     args.run(args)
 
