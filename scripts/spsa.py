@@ -121,7 +121,9 @@ def iterate(state, engine, fastchess):
         plus[name] = min(p["max"], max(p["min"], round(p["value"] + c_k * delta)))
         minus[name] = min(p["max"], max(p["min"], round(p["value"] - c_k * delta)))
         steps[name] = (a_k, c_k, delta)
-    result, played = play(engine, plus, minus, settings, fastchess, settings["book"], rng.getrandbits(31))
+    # The default book is unpacked into /tmp, which may be gone when a run resumes: resolve it here.
+    book = settings["book"] or book_path("8moves_v3.pgn")
+    result, played = play(engine, plus, minus, settings, fastchess, book, rng.getrandbits(31))
     for name, (a_k, c_k, delta) in steps.items():
         p = params[name]
         p["value"] = min(p["max"], max(p["min"], p["value"] + a_k * result * delta / c_k))
@@ -162,7 +164,7 @@ def main():
     parser.add_argument("--pairs", type=int, default=2, help="game pairs per iteration")
     parser.add_argument("--tc", default="8+0.08")
     parser.add_argument("--hash", type=int, default=16)
-    parser.add_argument("--book", default=None, help="default ../shared/books/8moves_v3.pgn")
+    parser.add_argument("--book", default=None, help="EPD or PGN openings (default ../shared/books/8moves_v3.pgn)")
     parser.add_argument("--params", default=None, help="comma-separated names (default: every tunable)")
     parser.add_argument("--c-end-fraction", type=float, default=0.05)
     parser.add_argument("--r-end", type=float, default=0.002)
@@ -171,6 +173,8 @@ def main():
     args = parser.parse_args()
 
     engine = os.path.abspath(args.engine)
+    if args.book:
+        args.book = os.path.abspath(args.book)
     if os.path.exists(args.state):
         with open(args.state, encoding="utf-8") as f:
             state = json.load(f)
@@ -178,7 +182,6 @@ def main():
     else:
         if args.show:
             sys.exit(f"no state file {args.state}")
-        args.book = args.book or book_path("8moves_v3.pgn")
         state = fresh_state(engine, args)
         os.makedirs(os.path.dirname(os.path.abspath(args.state)), exist_ok=True)
         save(state, args.state)
