@@ -141,14 +141,14 @@ def wdl(args):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
+    commands = {}
     for name, function in (("results", results), ("endings", endings), ("wdl", wdl)):
-        command = sub.add_parser(name)
-        command.add_argument("--engine", default="patina", help="whose games (name prefix)")
-        command.add_argument("pgn", nargs="+")
-        command.set_defaults(run=function)
-        if name == "wdl":
-            command.add_argument("--min-ply", type=int, default=16, help="skip the opening's plies")
-            command.add_argument("--max-cp", type=float, default=1000, help="skip larger evals")
+        commands[name] = sub.add_parser(name)
+        commands[name].add_argument("--engine", default="patina", help="whose games (name prefix)")
+        commands[name].add_argument("pgn", nargs="+")
+        commands[name].set_defaults(run=function)
+    commands["wdl"].add_argument("--min-ply", type=int, default=16, help="skip the opening's plies")
+    commands["wdl"].add_argument("--max-cp", type=float, default=1000, help="skip larger evals")
     args = parser.parse_args()
     args.run(args)
 
