@@ -10,7 +10,7 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use patina::nnue::simd::scalar;
+use patina::nnue::simd::{Kernels, Scalar};
 use rand_xoshiro::rand_core::{RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -19,14 +19,8 @@ fn random_row<const N: usize>(rng: &mut Xoshiro256PlusPlus, bound: i16) -> [i16;
     std::array::from_fn(|_| (rng.next_u64() % (2 * bound as u64 + 1)) as i16 - bound)
 }
 
-/// Benchmarks one path at width N. The kernels come in as function items (zero-sized, so
-/// calls inline just as they do in the engine) rather than as function pointers.
-fn bench_path<const N: usize>(
-    c: &mut Criterion,
-    path: &str,
-    add_sub: impl Fn(&mut [i16; N], &[i16; N], &[i16; N], &[i16; N]),
-    screlu_dot: impl Fn(&[i16; N], &[i16; N]) -> i32,
-) {
+/// Benchmarks one path at width N.
+fn bench_path<Path: Kernels, const N: usize>(c: &mut Criterion) {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(N as u64);
     let (us, them): ([i16; N], [i16; N]) = (random_row(&mut rng, 2000), random_row(&mut rng, 2000));
     let (add, sub): ([i16; N], [i16; N]) = (random_row(&mut rng, 64), random_row(&mut rng, 64));
@@ -35,9 +29,9 @@ fn bench_path<const N: usize>(
 
     let mut group = c.benchmark_group(format!("N={N}"));
     let mut output = [0i16; N];
-    group.bench_function(BenchmarkId::new("update", path), |b| {
+    group.bench_function(BenchmarkId::new("update", Path::NAME), |b| {
         b.iter(|| {
-            add_sub(
+            Path::add_sub(
                 &mut output,
                 black_box(&us),
                 black_box(&add),
@@ -46,31 +40,26 @@ fn bench_path<const N: usize>(
             black_box(&output);
         })
     });
-    group.bench_function(BenchmarkId::new("eval", path), |b| {
+    group.bench_function(BenchmarkId::new("eval", Path::NAME), |b| {
         b.iter(|| {
-            screlu_dot(black_box(&us), black_box(&our_weights))
-                .wrapping_add(screlu_dot(black_box(&them), black_box(&their_weights)))
+            Path::screlu_dot(black_box(&us), black_box(&our_weights)).wrapping_add(
+                Path::screlu_dot(black_box(&them), black_box(&their_weights)),
+            )
         })
     });
     group.finish();
 }
 
 fn bench_width<const N: usize>(c: &mut Criterion) {
-    bench_path::<N>(c, scalar::NAME, scalar::add_sub, scalar::screlu_dot);
+    bench_path::<Scalar, N>(c);
     #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
-    {
-        use patina::nnue::simd::avx2;
-        bench_path::<N>(c, avx2::NAME, avx2::add_sub, avx2::screlu_dot);
-    }
+    bench_path::<patina::nnue::simd::Avx2, N>(c);
     #[cfg(all(
         target_arch = "x86_64",
         target_feature = "avx512f",
         target_feature = "avx512bw"
     ))]
-    {
-        use patina::nnue::simd::avx512;
-        bench_path::<N>(c, avx512::NAME, avx512::add_sub, avx512::screlu_dot);
-    }
+    bench_path::<patina::nnue::simd::Avx512, N>(c);
 }
 
 fn widths(c: &mut Criterion) {

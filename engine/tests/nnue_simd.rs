@@ -6,33 +6,12 @@
 //! with `target-cpu=native`). On the AVX2-only CI machine the AVX-512 test is not compiled; it
 //! runs on a CPU with AVX-512F and AVX-512BW.
 
-use patina::nnue::simd::{self, scalar};
+use patina::nnue::simd::{self, Kernels, Scalar};
 use patina::nnue::QA;
 use rand_xoshiro::rand_core::{RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 type Row<const N: usize> = [i16; N];
-
-/// One path's kernels at width N, so a single checker serves every path.
-struct Kernels<const N: usize> {
-    add_assign: fn(&mut Row<N>, &Row<N>),
-    add_sub: fn(&mut Row<N>, &Row<N>, &Row<N>, &Row<N>),
-    add_sub_sub: fn(&mut Row<N>, &Row<N>, &Row<N>, &Row<N>, &Row<N>),
-    add_add_sub_sub: fn(&mut Row<N>, &Row<N>, &Row<N>, &Row<N>, &Row<N>, &Row<N>),
-    screlu_dot: fn(&Row<N>, &Row<N>) -> i32,
-}
-
-macro_rules! kernels {
-    ($($module:ident)::+) => {
-        Kernels {
-            add_assign: $($module)::+::add_assign,
-            add_sub: $($module)::+::add_sub,
-            add_sub_sub: $($module)::+::add_sub_sub,
-            add_add_sub_sub: $($module)::+::add_add_sub_sub,
-            screlu_dot: $($module)::+::screlu_dot,
-        }
-    };
-}
 
 /// How test values are drawn.
 #[derive(Clone, Copy, Debug)]
@@ -73,7 +52,7 @@ fn random_row<const N: usize>(
     })
 }
 
-fn assert_matches_scalar<const N: usize>(path: &Kernels<N>, seed: u64) {
+fn assert_matches_scalar<Path: Kernels, const N: usize>(seed: u64) {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     for values in [Values::FullRange, Values::Realistic, Values::Edges] {
         for trial in 0..300 {
@@ -83,26 +62,26 @@ fn assert_matches_scalar<const N: usize>(path: &Kernels<N>, seed: u64) {
             let context = format!("N = {N}, {values:?} values, trial {trial}");
 
             let (mut expected, mut actual) = (input, input);
-            scalar::add_assign(&mut expected, &add1);
-            (path.add_assign)(&mut actual, &add1);
+            Scalar::add_assign(&mut expected, &add1);
+            Path::add_assign(&mut actual, &add1);
             assert_eq!(expected, actual, "add_assign, {context}");
 
-            scalar::add_sub(&mut expected, &input, &add1, &sub1);
-            (path.add_sub)(&mut actual, &input, &add1, &sub1);
+            Scalar::add_sub(&mut expected, &input, &add1, &sub1);
+            Path::add_sub(&mut actual, &input, &add1, &sub1);
             assert_eq!(expected, actual, "add_sub, {context}");
 
-            scalar::add_sub_sub(&mut expected, &input, &add1, &sub1, &sub2);
-            (path.add_sub_sub)(&mut actual, &input, &add1, &sub1, &sub2);
+            Scalar::add_sub_sub(&mut expected, &input, &add1, &sub1, &sub2);
+            Path::add_sub_sub(&mut actual, &input, &add1, &sub1, &sub2);
             assert_eq!(expected, actual, "add_sub_sub, {context}");
 
-            scalar::add_add_sub_sub(&mut expected, &input, &add1, &add2, &sub1, &sub2);
-            (path.add_add_sub_sub)(&mut actual, &input, &add1, &add2, &sub1, &sub2);
+            Scalar::add_add_sub_sub(&mut expected, &input, &add1, &add2, &sub1, &sub2);
+            Path::add_add_sub_sub(&mut actual, &input, &add1, &add2, &sub1, &sub2);
             assert_eq!(expected, actual, "add_add_sub_sub, {context}");
 
             let weights: Row<N> = random_row(&mut rng, values, 127);
             assert_eq!(
-                scalar::screlu_dot(&input, &weights),
-                (path.screlu_dot)(&input, &weights),
+                Scalar::screlu_dot(&input, &weights),
+                Path::screlu_dot(&input, &weights),
                 "screlu_dot, {context}"
             );
         }
@@ -125,19 +104,19 @@ fn active_path_is_the_widest_compiled() {
     assert_eq!(simd::ACTIVE_PATH, expected);
 }
 
-/// The plain names must be the active path's kernels (on a scalar build this is trivially true).
+/// The engine's kernels are the active path's (on a scalar build this is trivially true).
 #[test]
 fn active_kernels_match_scalar() {
-    assert_matches_scalar::<{ patina::nnue::HIDDEN }>(&kernels!(simd), 5);
+    assert_matches_scalar::<simd::Active, { patina::nnue::HIDDEN }>(5);
 }
 
 #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
 #[test]
 fn avx2_matches_scalar() {
-    assert_matches_scalar::<128>(&kernels!(simd::avx2), 1);
-    assert_matches_scalar::<256>(&kernels!(simd::avx2), 2);
-    assert_matches_scalar::<512>(&kernels!(simd::avx2), 3);
-    assert_matches_scalar::<1024>(&kernels!(simd::avx2), 4);
+    assert_matches_scalar::<simd::Avx2, 128>(1);
+    assert_matches_scalar::<simd::Avx2, 256>(2);
+    assert_matches_scalar::<simd::Avx2, 512>(3);
+    assert_matches_scalar::<simd::Avx2, 1024>(4);
 }
 
 #[cfg(all(
@@ -147,8 +126,8 @@ fn avx2_matches_scalar() {
 ))]
 #[test]
 fn avx512_matches_scalar() {
-    assert_matches_scalar::<128>(&kernels!(simd::avx512), 1);
-    assert_matches_scalar::<256>(&kernels!(simd::avx512), 2);
-    assert_matches_scalar::<512>(&kernels!(simd::avx512), 3);
-    assert_matches_scalar::<1024>(&kernels!(simd::avx512), 4);
+    assert_matches_scalar::<simd::Avx512, 128>(1);
+    assert_matches_scalar::<simd::Avx512, 256>(2);
+    assert_matches_scalar::<simd::Avx512, 512>(3);
+    assert_matches_scalar::<simd::Avx512, 1024>(4);
 }

@@ -1,6 +1,7 @@
 //! Accumulators: the feature layer's output per perspective, updated incrementally.
 
-use super::{feature_index, simd, Network, HIDDEN};
+use super::simd::{Active, Kernels};
+use super::{feature_index, Network, HIDDEN};
 use crate::board::Board;
 use crate::types::{Color, Move, Piece, PieceType, Square};
 
@@ -19,7 +20,7 @@ impl Accumulator {
         };
         for sq in board.occupied() {
             let piece = board.piece_at(sq).expect("occupied square has a piece");
-            simd::add_assign(
+            Active::add_assign(
                 &mut acc.values,
                 &net.feature_weights[feature_index(perspective, piece, sq)],
             );
@@ -116,9 +117,9 @@ impl AccumulatorStack {
             let (add0, sub0) = (row(delta.added[0]), row(delta.removed[0]));
             let (output, input) = (&mut child[p].values, &parent[p].values);
             match (delta.n_added, delta.n_removed) {
-                (1, 1) => simd::add_sub(output, input, add0, sub0),
-                (1, _) => simd::add_sub_sub(output, input, add0, sub0, row(delta.removed[1])),
-                _ => simd::add_add_sub_sub(
+                (1, 1) => Active::add_sub(output, input, add0, sub0),
+                (1, _) => Active::add_sub_sub(output, input, add0, sub0, row(delta.removed[1])),
+                _ => Active::add_add_sub_sub(
                     output,
                     input,
                     add0,

@@ -7,7 +7,8 @@ use rand_xoshiro::{
 };
 use thiserror::Error;
 
-use super::{simd, Accumulator, HIDDEN, INPUTS, QA, QB, SCALE};
+use super::simd::{Active, Kernels};
+use super::{Accumulator, HIDDEN, INPUTS, QA, QB, SCALE};
 
 /// The quantised network exactly as bullet writes it: little-endian i16 throughout, in this
 /// order, then padding up to a multiple of 64 bytes (zeros, or bullet's "bulletbullet…").
@@ -118,8 +119,8 @@ impl Network {
     #[inline]
     pub fn evaluate(&self, us: &Accumulator, them: &Accumulator) -> i32 {
         let (ours, theirs) = self.output_weights.split_at(HIDDEN);
-        let sum = simd::screlu_dot(&us.values, ours.try_into().unwrap())
-            .wrapping_add(simd::screlu_dot(&them.values, theirs.try_into().unwrap()));
+        let sum = Active::screlu_dot(&us.values, ours.try_into().unwrap())
+            .wrapping_add(Active::screlu_dot(&them.values, theirs.try_into().unwrap()));
         // SCReLU squares activations quantised by QA, so one factor of QA is divided out first.
         (sum / QA + i32::from(self.output_bias)) * SCALE / (QA * QB)
     }
