@@ -76,3 +76,56 @@ fn from_bytes_refuses_other_padding() {
         }
     }
 }
+
+/// A file of the right size whose weights the integer inference cannot compute exactly.
+#[test]
+fn from_bytes_refuses_weights_out_of_range() {
+    let net = Network::random(6);
+
+    for (value, accepted) in [(128, true), (-128, true), (129, false), (-129, false)] {
+        let mut wide = net.clone();
+        wide.output_weights[HIDDEN + 3] = value;
+        let result = Network::from_bytes(&wide.to_bytes());
+        match result {
+            Ok(_) => assert!(accepted, "output weight {value} accepted"),
+            Err(NetworkError::OutputWeightRange {
+                index,
+                value: found,
+            }) => {
+                assert!(!accepted, "output weight {value} refused");
+                assert_eq!((index, found), (HIDDEN + 3, value));
+            }
+            Err(other) => panic!("output weight {value}: {other}"),
+        }
+    }
+
+    // 32 pieces could each add this neuron's largest weight on top of its bias.
+    let mut loud = net.clone();
+    loud.feature_bias[5] = 0;
+    loud.feature_weights[100][5] = i16::MAX / 32 + 1;
+    assert!(matches!(
+        Network::from_bytes(&loud.to_bytes()),
+        Err(NetworkError::AccumulatorRange { neuron: 5, .. })
+    ));
+    // 32 · 1023 = 32736 still fits.
+    loud.feature_weights[100][5] = -(i16::MAX / 32);
+    assert!(Network::from_bytes(&loud.to_bytes()).is_ok());
+}
+
+/// Every net of the lineage that this build's width can load passes the range checks.
+#[test]
+fn lineage_nets_load() {
+    let nets = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../nets");
+    let mut loaded = 0;
+    for entry in std::fs::read_dir(nets).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "nnue") {
+            match Network::load(&path) {
+                Ok(_) => loaded += 1,
+                Err(NetworkError::WrongSize { .. }) => {}
+                Err(other) => panic!("{}: {other}", path.display()),
+            }
+        }
+    }
+    assert!(loaded > 0, "no net of width {HIDDEN} in nets/");
+}

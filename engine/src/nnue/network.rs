@@ -30,7 +30,7 @@ const BULLET_PADDING: &[u8] = b"bullet";
 pub const FILE_SIZE: usize = UNPADDED_SIZE.div_ceil(64) * 64;
 const _: () = assert!(UNPADDED_SIZE == 2 * (INPUTS * HIDDEN + HIDDEN + 2 * HIDDEN + 1));
 
-/// The default net, chosen at build time (`EVALFILE` overrides `nets/default.nnue`).
+/// The default net, chosen at build time (`EVALFILE` overrides the file `nets/DEFAULT` names).
 static EMBEDDED_NET: &[u8] = include_bytes!(env!("PATINA_EVALFILE"));
 pub const EMBEDDED_NET_NAME: &str = env!("PATINA_EVALFILE_NAME");
 
@@ -51,7 +51,22 @@ pub enum NetworkError {
         "net file's padding after byte {UNPADDED_SIZE} is neither zeros nor bullet's: not a net in bullet's layout"
     )]
     BadPadding,
+    #[error(
+        "net file's output weight {index} is {value}, outside ±{MAX_OUTPUT_WEIGHT}: the engine's \
+         16-bit activation × weight product would overflow (bullet's ±1.98 clipping keeps it inside)"
+    )]
+    OutputWeightRange { index: usize, value: i16 },
+    #[error(
+        "net file's hidden neuron {neuron} can reach {reach} (bias plus {MAX_PIECES} of its largest \
+         feature weights), beyond i16: its accumulator could overflow"
+    )]
+    AccumulatorRange { neuron: usize, reach: i32 },
 }
+
+/// |w| ≤ 128 keeps clamp(x, 0, QA)·w within i16, which `screlu_dot` relies on.
+const MAX_OUTPUT_WEIGHT: i16 = 128;
+/// At most 32 features are active, one per piece on the board.
+const MAX_PIECES: i32 = 32;
 
 impl Network {
     /// Parses a net file, refusing anything that is not exactly this architecture's layout.
@@ -73,7 +88,34 @@ impl Network {
         }
         let mut net: Box<Self> = bytemuck::zeroed_box();
         bytemuck::bytes_of_mut(net.as_mut()).copy_from_slice(&bytes[..UNPADDED_SIZE]);
+        net.check_ranges()?;
         Ok(net)
+    }
+
+    /// The right size can still hold weights the integer inference cannot compute exactly
+    /// (another trainer's clipping, or not a net at all): refuse them rather than misevaluate.
+    fn check_ranges(&self) -> Result<(), NetworkError> {
+        if let Some((index, &value)) = self
+            .output_weights
+            .iter()
+            .enumerate()
+            .find(|(_, w)| w.unsigned_abs() > MAX_OUTPUT_WEIGHT.unsigned_abs())
+        {
+            return Err(NetworkError::OutputWeightRange { index, value });
+        }
+        let mut largest = [0u16; HIDDEN];
+        for row in &self.feature_weights {
+            for (largest, w) in largest.iter_mut().zip(row) {
+                *largest = (*largest).max(w.unsigned_abs());
+            }
+        }
+        for (neuron, (&bias, &largest)) in self.feature_bias.iter().zip(&largest).enumerate() {
+            let reach = i32::from(bias.unsigned_abs()) + MAX_PIECES * i32::from(largest);
+            if reach > i32::from(i16::MAX) {
+                return Err(NetworkError::AccumulatorRange { neuron, reach });
+            }
+        }
+        Ok(())
     }
 
     pub fn load(path: &Path) -> Result<Box<Self>, NetworkError> {
