@@ -38,11 +38,13 @@ impl Board {
     }
 
     /// Parses a UCI move (`e2e4`, `e7e8q`; castling as king-to-destination or king-takes-rook)
-    /// and returns it only if it is legal here.
+    /// and returns it only if it is legal here. The board's own notation is tried first: in
+    /// Chess960 a king step such as `f1g1` reads in standard notation as castling with the h-rook.
     pub fn parse_uci_move(&self, text: &str) -> Option<Move> {
-        self.legal_moves()
+        let moves = self.legal_moves();
+        [self.chess960, !self.chess960]
             .into_iter()
-            .find(|mv| mv.to_uci(false) == text || mv.to_uci(true) == text)
+            .find_map(|chess960| moves.iter().copied().find(|mv| mv.to_uci(chess960) == text))
     }
 
     fn generate<const NOISY: bool, const QUIET: bool>(&self, list: &mut MoveList) {
@@ -352,6 +354,14 @@ mod tests {
         let short = castle.parse_uci_move("e1g1").expect("standard notation");
         assert_eq!(castle.parse_uci_move("e1h1"), Some(short));
         assert_eq!(short.to(), Square::H1);
+        // King on f1, rook on h1: in Chess960 notation f1g1 is the king step, f1h1 castling.
+        let fischer = Board::from_fen("4k3/8/8/8/8/8/8/5K1R w K - 0 1").unwrap();
+        assert!(fischer.is_chess960());
+        let step = fischer.parse_uci_move("f1g1").expect("king step");
+        assert_eq!((step.to(), step.kind()), (Square::G1, MoveKind::Quiet));
+        let castling = fischer.parse_uci_move("f1h1").expect("castling");
+        assert_eq!(castling.to(), Square::H1);
+        assert_ne!(castling, step);
         assert_eq!(
             perft(&mut castle.clone(), 1),
             castle.legal_moves().len() as u64
