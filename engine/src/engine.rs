@@ -11,6 +11,7 @@ use crate::board::Board;
 use crate::nnue::{Network, NetworkError, EMBEDDED_NET_NAME};
 use crate::search::{Limits, Reporter, SearchResult};
 use crate::thread::{self, SharedContext, ThreadData};
+use crate::time::DEFAULT_MOVE_OVERHEAD;
 use crate::tt::TranspositionTable;
 
 pub const DEFAULT_HASH_MB: usize = 16;
@@ -35,7 +36,7 @@ impl Default for Options {
             hash_mb: DEFAULT_HASH_MB,
             threads: 1,
             multipv: 1,
-            move_overhead: Duration::from_millis(10),
+            move_overhead: DEFAULT_MOVE_OVERHEAD,
             chess960: false,
             eval_file: EMBEDDED_NET_NAME.to_string(),
         }
@@ -48,11 +49,22 @@ struct Workers {
     threads: Vec<ThreadData>,
 }
 
+/// A search running in the background.
+struct Running {
+    shared: Arc<SharedContext>,
+    handle: JoinHandle<Workers>,
+    /// `go infinite`: only `stop` ends it.
+    infinite: bool,
+}
+
+/// One search at a time runs in the background. Methods that change search state (`go`,
+/// `search`, the setters, `clear`, `network`) first wait for a running search to end: `stop`
+/// it before calling them to end it early.
 pub struct Engine {
     board: Board,
     options: Options,
     idle: Option<Workers>,
-    running: Option<(Arc<SharedContext>, JoinHandle<Workers>)>,
+    running: Option<Running>,
 }
 
 impl Default for Engine {
@@ -96,8 +108,8 @@ impl Engine {
 
     /// The idle workers, waiting for a running search to finish first.
     fn workers(&mut self) -> &mut Workers {
-        if let Some((_, handle)) = self.running.take() {
-            self.idle = Some(handle.join().expect("search thread panicked"));
+        if let Some(running) = self.running.take() {
+            self.idle = Some(running.handle.join().expect("search thread panicked"));
         }
         self.idle.as_mut().expect("workers are idle once joined")
     }
@@ -110,25 +122,28 @@ impl Engine {
         &self.workers().shared.network
     }
 
-    /// Resizes the hash table; if the memory cannot be had, the old table stays.
+    /// Resizes the hash table, which empties it. The old table is freed first so that growing it
+    /// does not need both at once; if the new size cannot be had, the largest size up to the old
+    /// one that can is used instead, and the error says so.
     pub fn set_hash(&mut self, megabytes: usize) -> Result<(), String> {
-        let megabytes = megabytes.clamp(1, MAX_HASH_MB);
-        // Free the old table first so that growing it does not need both at once.
-        self.shared_mut().tt = TranspositionTable::new(1).expect("a 1 MiB table");
-        match TranspositionTable::new(megabytes) {
-            Some(tt) => {
-                self.shared_mut().tt = tt;
-                self.options.hash_mb = megabytes;
-                Ok(())
-            }
-            None => {
-                self.shared_mut().tt = TranspositionTable::new(self.options.hash_mb)
-                    .expect("the previous size fitted before");
-                Err(format!(
-                    "cannot allocate {megabytes} MiB for the hash table; keeping {} MiB",
-                    self.options.hash_mb
-                ))
-            }
+        let requested = megabytes.clamp(1, MAX_HASH_MB);
+        let previous = self.options.hash_mb;
+        let shared = self.shared_mut();
+        // 1 MiB failing means the allocator itself is gone; nothing else would work either.
+        shared.tt = TranspositionTable::new(1).expect("a 1 MiB table");
+        let halvings = std::iter::successors(Some(previous), |&mb| (mb > 1).then_some(mb / 2));
+        let (size, tt) = std::iter::once(requested)
+            .chain(halvings)
+            .find_map(|mb| Some((mb, TranspositionTable::new(mb)?)))
+            .expect("a 1 MiB table");
+        shared.tt = tt;
+        self.options.hash_mb = size;
+        if size == requested {
+            Ok(())
+        } else {
+            Err(format!(
+                "cannot allocate {requested} MiB for the hash table; using {size} MiB"
+            ))
         }
     }
 
@@ -147,10 +162,12 @@ impl Engine {
 
     pub fn set_multipv(&mut self, multipv: usize) {
         self.options.multipv = multipv.max(1);
+        self.shared_mut().multipv = self.options.multipv;
     }
 
     pub fn set_move_overhead(&mut self, overhead: Duration) {
         self.options.move_overhead = overhead;
+        self.shared_mut().move_overhead = overhead;
     }
 
     pub fn set_chess960(&mut self, chess960: bool) {
@@ -162,9 +179,20 @@ impl Engine {
     /// Loads a net file; on any error the current net stays in use.
     pub fn load_network(&mut self, path: &Path) -> Result<(), NetworkError> {
         let network = Network::load(path)?;
-        self.shared_mut().network = network;
-        self.options.eval_file = path.display().to_string();
+        self.install_network(network, path.display().to_string());
         Ok(())
+    }
+
+    /// Goes back to the net built into the binary.
+    pub fn use_embedded_network(&mut self) {
+        if self.options.eval_file != EMBEDDED_NET_NAME {
+            self.install_network(Network::embedded(), EMBEDDED_NET_NAME.to_string());
+        }
+    }
+
+    fn install_network(&mut self, network: Box<Network>, name: String) {
+        self.shared_mut().network = network;
+        self.options.eval_file = name;
     }
 
     /// Forgets everything learned from earlier positions (UCI `ucinewgame`, `Clear Hash`).
@@ -179,43 +207,46 @@ impl Engine {
     /// Starts a search in the background; `on_done` receives the result when it ends.
     pub fn go(
         &mut self,
-        mut limits: Limits,
+        limits: Limits,
         mut reporter: Box<dyn Reporter + Send>,
         on_done: Box<dyn FnOnce(SearchResult) + Send>,
     ) {
-        self.prepare(&mut limits);
+        self.prepare(limits.ponder);
         let Workers {
             shared,
             mut threads,
         } = self.idle.take().expect("prepare left the workers idle");
         let board = self.board.clone();
-        let handle_shared = Arc::clone(&shared);
+        let infinite = limits.infinite;
+        let running_shared = Arc::clone(&shared);
         let handle = std::thread::spawn(move || {
             let result = thread::search(&shared, &mut threads, &board, &limits, reporter.as_mut());
             on_done(result);
             Workers { shared, threads }
         });
-        self.running = Some((handle_shared, handle));
+        self.running = Some(Running {
+            shared: running_shared,
+            handle,
+            infinite,
+        });
     }
 
     /// Searches in the calling thread and returns the result.
-    pub fn search(&mut self, mut limits: Limits, reporter: &mut dyn Reporter) -> SearchResult {
-        self.prepare(&mut limits);
+    pub fn search(&mut self, limits: Limits, reporter: &mut dyn Reporter) -> SearchResult {
+        self.prepare(limits.ponder);
         let board = self.board.clone();
         let Workers { shared, threads } = self.workers();
         thread::search(shared, threads, &board, &limits, reporter)
     }
 
-    fn prepare(&mut self, limits: &mut Limits) {
-        limits.multipv = self.options.multipv;
-        limits.move_overhead = self.options.move_overhead;
+    fn prepare(&mut self, ponder: bool) {
         let shared = &self.workers().shared;
         shared.stop.store(false, Relaxed);
-        shared.pondering.store(limits.ponder, Relaxed);
+        shared.pondering.store(ponder, Relaxed);
     }
 
     pub fn stop(&self) {
-        if let Some((shared, _)) = &self.running {
+        if let Some(Running { shared, .. }) = &self.running {
             shared.pondering.store(false, Relaxed);
             shared.stop.store(true, Relaxed);
         }
@@ -223,7 +254,7 @@ impl Engine {
 
     /// The opponent played the expected move: the ponder search becomes a timed search.
     pub fn ponderhit(&self) {
-        if let Some((shared, _)) = &self.running {
+        if let Some(Running { shared, .. }) = &self.running {
             shared.pondering.store(false, Relaxed);
         }
     }
@@ -231,6 +262,20 @@ impl Engine {
     /// Blocks until the running search (if any) has finished and reported.
     pub fn wait(&mut self) {
         self.workers();
+    }
+
+    /// For when no command can follow (end of input): waits for a search that ends by itself and
+    /// stops one that would not, `go infinite` or a ponder search no `ponderhit` can reach now.
+    pub fn finish(&mut self) {
+        if let Some(Running {
+            shared, infinite, ..
+        }) = &self.running
+        {
+            if *infinite || shared.pondering.load(Relaxed) {
+                self.stop();
+            }
+        }
+        self.wait();
     }
 
     /// The network's static evaluation of the current position, from the side to move's view.

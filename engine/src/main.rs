@@ -1,4 +1,5 @@
-//! The `patina` binary: a UCI engine, plus `bench`, `perft` and `genfens` from the shell.
+//! The `patina` binary: a UCI engine, plus `bench`, `perft`, `go` and the other commands
+//! from the shell.
 
 use std::io::BufReader;
 
@@ -22,4 +23,5 @@ fn main() {
         _ => args.join(" "),
     };
     uci.execute(&line);
+    uci.finish();
 }

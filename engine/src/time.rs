@@ -20,6 +20,10 @@ const SUDDEN_DEATH_MAX_SHARE: f64 = 0.25;
 /// 105 ms instead of 55, so a move survives a stall of about 90 ms instead of 45.
 const STALL_RESERVE_OVERHEADS: u32 = 5;
 
+/// The `Move Overhead` option's default: time lost per move between the engine and the clock
+/// (process start-up, pipes, the GUI).
+pub const DEFAULT_MOVE_OVERHEAD: Duration = Duration::from_millis(10);
+
 #[derive(Clone, Debug)]
 pub struct TimeManager {
     start: Instant,
@@ -56,7 +60,7 @@ impl TimeManager {
             .max(Duration::from_millis(1));
         let (soft, hard) = match limits.moves_to_go {
             Some(moves) => {
-                let share = available / moves.clamp(1, 50).min(40);
+                let share = available / moves.clamp(1, 40);
                 (
                     share.mul_f64(0.9) + increment.mul_f64(0.8),
                     share.mul_f64(2.5) + increment,
@@ -98,7 +102,8 @@ impl TimeManager {
 
     /// `stability` counts iterations the best move has not changed; `best_move_nodes` is the
     /// share of root nodes spent under the best move. A settled search stops early; an
-    /// unsettled one may run up to 2.5× the base allowance.
+    /// unsettled one may run up to 3.6× the base allowance (2.0 × 1.8), the hard limit
+    /// permitting.
     pub fn soft_limit_reached(&self, stability: usize, best_move_nodes: f64) -> bool {
         let Some(soft) = self.soft else { return false };
         let stability_scale = [2.0, 1.5, 1.15, 0.95, 0.85, 0.75][stability.min(5)];

@@ -11,7 +11,8 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 struct EngineProcess {
     child: Child,
-    stdin: ChildStdin,
+    /// `None` once closed: the engine sees the end of its input.
+    stdin: Option<ChildStdin>,
     lines: Receiver<String>,
 }
 
@@ -34,13 +35,42 @@ impl EngineProcess {
         });
         Self {
             child,
-            stdin,
+            stdin: Some(stdin),
             lines,
         }
     }
 
     fn send(&mut self, line: &str) {
-        writeln!(self.stdin, "{line}").expect("the engine reads its input");
+        let stdin = self.stdin.as_mut().expect("input still open");
+        writeln!(stdin, "{line}").expect("the engine reads its input");
+    }
+
+    fn close_input(&mut self) {
+        self.stdin = None;
+    }
+
+    /// The process's exit, if it comes within `timeout`.
+    fn exits_within(&mut self, timeout: Duration) -> bool {
+        let deadline = Instant::now() + timeout;
+        while Instant::now() < deadline {
+            if self
+                .child
+                .try_wait()
+                .expect("the process can be polled")
+                .is_some()
+            {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        false
+    }
+
+    fn eval(&mut self) -> String {
+        self.send("eval");
+        self.read_until("NNUE evaluation", 5 * SECOND)
+            .pop()
+            .unwrap()
     }
 
     /// Lines up to and including the first that starts with `prefix`.
@@ -171,6 +201,24 @@ fn a_wrong_net_file_is_refused() {
 }
 
 #[test]
+fn evalfile_embedded_brings_back_the_built_in_net() {
+    let path = std::env::temp_dir().join(format!("patina-random-net-{}.nnue", std::process::id()));
+    std::fs::write(&path, patina::nnue::Network::random(7).to_bytes()).unwrap();
+    let mut engine = EngineProcess::start();
+    let built_in = engine.eval();
+    engine.send(&format!("setoption name EvalFile value {}", path.display()));
+    engine.read_until("info string loaded net", 5 * SECOND);
+    assert_ne!(
+        engine.eval(),
+        built_in,
+        "the random net evaluates differently"
+    );
+    engine.send("setoption name EvalFile value <embedded>");
+    assert_eq!(engine.eval(), built_in);
+    std::fs::remove_file(path).unwrap();
+}
+
+#[test]
 fn plays_a_legal_game_against_itself() {
     let mut engine = EngineProcess::start();
     engine.send("ucinewgame");
@@ -223,6 +271,45 @@ fn stop_ends_an_infinite_search_promptly() {
         "stop took {:?}",
         start.elapsed()
     );
+}
+
+/// A GUI that dies mid-analysis must not leave the engine searching forever.
+#[test]
+fn end_of_input_stops_an_infinite_search() {
+    for go in ["go infinite", "go ponder wtime 60000 btime 60000"] {
+        let mut engine = EngineProcess::start();
+        engine.send("position startpos moves e2e4");
+        engine.send(go);
+        std::thread::sleep(Duration::from_millis(200));
+        engine.close_input();
+        engine.read_until("bestmove", 5 * SECOND);
+        assert!(engine.exits_within(5 * SECOND), "{go}: still running");
+    }
+}
+
+/// Piped input that ends after `go depth N` still gets the search's answer.
+#[test]
+fn end_of_input_lets_a_finite_search_answer() {
+    let mut engine = EngineProcess::start();
+    engine.send("go depth 8");
+    engine.close_input();
+    engine.read_until("bestmove", 30 * SECOND);
+    assert!(engine.exits_within(5 * SECOND));
+}
+
+#[test]
+fn go_from_the_command_line_answers() {
+    let output = Command::new(env!("CARGO_BIN_EXE_patina"))
+        .args(["go", "depth", "5"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("the engine binary runs");
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    let best = stdout.lines().last().unwrap_or_default();
+    assert!(best.starts_with("bestmove "), "{stdout}");
+    assert!(Board::startpos()
+        .parse_uci_move(best.split_whitespace().nth(1).unwrap())
+        .is_some());
 }
 
 #[test]

@@ -32,6 +32,15 @@ impl RootMove {
             nodes: 0,
         }
     }
+
+    /// The score to show: this iteration's, or the last one's if this move is not searched yet.
+    pub fn display_score(&self) -> Score {
+        if self.score == -INFINITY {
+            self.previous_score
+        } else {
+            self.score
+        }
+    }
 }
 
 impl ThreadData {
@@ -45,7 +54,7 @@ impl ThreadData {
             .depth
             .unwrap_or(MAX_PLY as i32 - 1)
             .clamp(1, MAX_PLY as i32 - 1);
-        let multipv = self.limits.multipv.clamp(1, self.root_moves.len());
+        let multipv = shared.multipv.clamp(1, self.root_moves.len());
         let mut stability = 0;
         let mut previous_best = None;
 
@@ -59,6 +68,9 @@ impl ThreadData {
                 if shared.stopped() {
                     break;
                 }
+                // A later line can outscore an earlier one (the table and histories changed in
+                // between): keep the lines in score order, so line 1 is the move played.
+                self.root_moves[..=pv_index].sort_by_key(|rm| std::cmp::Reverse(rm.score));
             }
             if shared.stopped() {
                 break;
@@ -105,8 +117,7 @@ impl ThreadData {
     fn should_stop_after_iteration(&mut self, shared: &SharedContext, stability: usize) -> bool {
         let best = &self.root_moves[0];
         if let Some(mate) = self.limits.mate {
-            if best.score >= score::MATE_BOUND && (score::MATE - best.score + 1) / 2 <= mate as i32
-            {
+            if score::moves_to_mate(best.score).is_some_and(|moves| moves <= mate as i32) {
                 return true;
             }
         }
@@ -165,11 +176,7 @@ impl ThreadData {
                 return;
             };
             // Long searches show their failed windows so a GUI sees the score move.
-            if self
-                .time
-                .as_ref()
-                .is_some_and(|time| time.elapsed().as_millis() > 3000)
-            {
+            if self.limits.start.elapsed().as_millis() > 3000 {
                 reporter.report(&self.search_info(shared, depth, pv_index, bound));
             }
             if bound == ScoreBound::Upper {
@@ -194,19 +201,15 @@ impl ThreadData {
     ) -> SearchInfo {
         self.publish_nodes(shared);
         let rm = &self.root_moves[pv_index];
-        let score = if rm.score == -INFINITY {
-            rm.previous_score
-        } else {
-            rm.score
-        };
         SearchInfo {
             depth,
             seldepth: rm.seldepth.max(1),
             multipv: pv_index + 1,
-            score,
+            score: rm.display_score(),
             bound,
             nodes: shared.total_nodes(),
-            elapsed: self.time.as_ref().map(|t| t.elapsed()).unwrap_or_default(),
+            // From `go`, not from the time manager's start, which `ponderhit` moves.
+            elapsed: self.limits.start.elapsed(),
             hashfull: shared.tt.hashfull(),
             pv: rm.pv.clone(),
         }

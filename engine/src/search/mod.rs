@@ -14,12 +14,11 @@ use crate::types::Move;
 use score::Score;
 
 pub use iterate::RootMove;
-pub use movepick::MovePicker;
 
 /// The deepest the search ever goes from the root (extensions included).
 pub const MAX_PLY: usize = 128;
 
-/// What to search and when to stop: the content of a UCI `go` plus the options that shape it.
+/// What to search and when to stop: the content of a UCI `go`.
 #[derive(Clone, Debug)]
 pub struct Limits {
     pub start: Instant,
@@ -38,8 +37,6 @@ pub struct Limits {
     pub infinite: bool,
     pub ponder: bool,
     pub search_moves: Vec<Move>,
-    pub multipv: usize,
-    pub move_overhead: Duration,
 }
 
 impl Default for Limits {
@@ -57,8 +54,6 @@ impl Default for Limits {
             infinite: false,
             ponder: false,
             search_moves: Vec::new(),
-            multipv: 1,
-            move_overhead: Duration::from_millis(10),
         }
     }
 }

@@ -2,15 +2,16 @@
 //! histories, sharing only the transposition table, the stop flag and node counters.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::time::Duration;
 
 use arrayvec::ArrayVec;
 
 use crate::board::Board;
 use crate::nnue::{AccumulatorStack, Network};
 use crate::search::history::{ContinuationKey, Histories};
-use crate::search::score::{Score, INFINITY};
+use crate::search::score::Score;
 use crate::search::{Limits, Reporter, RootMove, SearchResult, Silent, MAX_PLY};
-use crate::time::TimeManager;
+use crate::time::{TimeManager, DEFAULT_MOVE_OVERHEAD};
 use crate::tt::TranspositionTable;
 use crate::types::Move;
 
@@ -27,6 +28,10 @@ pub struct SharedContext {
     /// Set while a `go ponder` search waits for `ponderhit`.
     pub pondering: AtomicBool,
     node_counters: Vec<NodeCounter>,
+    /// Lines to search and report (UCI `MultiPV`).
+    pub multipv: usize,
+    /// Time the time manager leaves for the trip to the clock (UCI `Move Overhead`).
+    pub move_overhead: Duration,
 }
 
 impl SharedContext {
@@ -37,6 +42,8 @@ impl SharedContext {
             stop: AtomicBool::new(false),
             pondering: AtomicBool::new(false),
             node_counters: (0..threads).map(|_| NodeCounter::default()).collect(),
+            multipv: 1,
+            move_overhead: DEFAULT_MOVE_OVERHEAD,
         }
     }
 
@@ -62,7 +69,6 @@ pub struct StackEntry {
     /// The move played from this ply and the (piece, square) it indexes continuation history by.
     pub played: Option<ContinuationKey>,
     pub excluded: Option<Move>,
-    pub tt_pv: bool,
     pub double_extensions: i32,
 }
 
@@ -160,7 +166,7 @@ impl ThreadData {
         self.limits = limits.clone();
         self.time = self
             .is_main()
-            .then(|| TimeManager::new(limits, board.side_to_move(), limits.move_overhead));
+            .then(|| TimeManager::new(limits, board.side_to_move(), shared.move_overhead));
         self.root_moves = board
             .legal_moves()
             .into_iter()
@@ -214,15 +220,10 @@ pub fn search(
         })
         .unwrap_or(&threads[0]);
     let root = &best.root_moves[0];
-    let score = if root.score == -INFINITY {
-        root.previous_score
-    } else {
-        root.score
-    };
     SearchResult {
         best_move: Some(root.mv),
         ponder_move: root.pv.get(1).copied(),
-        score,
+        score: root.display_score(),
         depth: best.completed_depth,
         nodes: shared.total_nodes(),
     }

@@ -11,6 +11,7 @@ use command::{Command, GoCommand};
 
 use crate::engine::{Engine, DEFAULT_HASH_MB, MAX_HASH_MB, MAX_THREADS};
 use crate::search::{score, Reporter, ScoreBound, SearchInfo, SearchResult};
+use crate::time::DEFAULT_MOVE_OVERHEAD;
 use crate::tools::{bench, genfens, nnbench, perft};
 
 const NAME: &str = concat!("Patina ", env!("CARGO_PKG_VERSION"));
@@ -63,7 +64,7 @@ pub struct Uci {
 }
 
 impl Uci {
-    /// Runs until `quit` or the end of input (after a running finite search has answered).
+    /// Runs until `quit` or the end of input; see `finish` for a search still running then.
     pub fn run(&mut self, input: impl BufRead) {
         for line in input.lines() {
             let Ok(line) = line else { break };
@@ -73,7 +74,13 @@ impl Uci {
                 return;
             }
         }
-        self.engine.wait();
+        self.finish();
+    }
+
+    /// No command can follow: a search that ends by itself still answers, one that would not
+    /// (`go infinite`, an unanswered `go ponder`) is stopped and answers now.
+    pub fn finish(&mut self) {
+        self.engine.finish();
     }
 
     /// Executes one line; false on `quit`.
@@ -145,7 +152,10 @@ impl Uci {
         println!("option name Hash type spin default {DEFAULT_HASH_MB} min 1 max {MAX_HASH_MB}");
         println!("option name Threads type spin default 1 min 1 max {MAX_THREADS}");
         println!("option name MultiPV type spin default 1 min 1 max 256");
-        println!("option name Move Overhead type spin default 10 min 0 max 5000");
+        println!(
+            "option name Move Overhead type spin default {} min 0 max 5000",
+            DEFAULT_MOVE_OVERHEAD.as_millis()
+        );
         println!("option name Ponder type check default false");
         println!("option name UCI_Chess960 type check default false");
         println!("option name EvalFile type string default <embedded>");
@@ -193,7 +203,9 @@ impl Uci {
             "uci_chess960" => self.engine.set_chess960(check()?),
             "evalfile" => {
                 let path = value_of()?;
-                if path != "<embedded>" {
+                if path == "<embedded>" {
+                    self.engine.use_embedded_network();
+                } else {
                     self.engine
                         .load_network(Path::new(path))
                         .map_err(|e| format!("{e}; keeping the current net"))?;
