@@ -214,7 +214,8 @@ impl TranspositionTable {
                 victim = entry;
                 let old = unpack(data);
                 old_move = old.mv;
-                // Keep a deeper exact-ish entry from this search unless the new one is exact.
+                // Keep a much deeper entry from this search, whatever its bound, unless the new
+                // one is exact.
                 if bound != Bound::Exact && old.age == age && old.depth > depth + 4 {
                     return;
                 }

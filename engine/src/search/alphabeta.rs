@@ -11,8 +11,8 @@ use super::movepick::MovePicker;
 use super::score::{mate_in, mated_in, Score, DRAW, INFINITY, MATE_BOUND};
 use super::{params, MAX_PLY};
 use crate::thread::{SharedContext, ThreadData};
-use crate::tt::Bound;
-use crate::types::{Move, Piece};
+use crate::tt::{Bound, TtHit};
+use crate::types::Move;
 
 pub trait NodeType {
     const PV: bool;
@@ -96,11 +96,29 @@ impl ThreadData {
         raw.clamp(-MATE_BOUND + 1, MATE_BOUND - 1)
     }
 
+    /// The network's evaluation, taken from the table entry when it holds one.
+    fn raw_eval(&self, shared: &SharedContext, tt_hit: Option<TtHit>) -> Score {
+        match tt_hit {
+            Some(hit) if hit.eval.abs() < MATE_BOUND => hit.eval,
+            _ => self.evaluate(shared),
+        }
+    }
+
     fn corrected(&self, raw: Score) -> Score {
         self.histories
             .correction
             .correct(&self.board, raw)
             .clamp(-MATE_BOUND + 1, MATE_BOUND - 1)
+    }
+
+    /// The score at the deepest ply the stack allows: no search below, so the corrected
+    /// evaluation (a draw in check, where the evaluation means nothing).
+    fn max_ply_score(&self, shared: &SharedContext) -> Score {
+        if self.board.in_check() {
+            DRAW
+        } else {
+            self.corrected(self.evaluate(shared))
+        }
     }
 
     fn continuation_keys(&self, ply: usize) -> [Option<ContinuationKey>; 2] {
@@ -151,11 +169,7 @@ impl ThreadData {
                 return DRAW + 1 - (self.nodes & 2) as Score;
             }
             if ply >= MAX_PLY - 1 {
-                return if self.board.in_check() {
-                    DRAW
-                } else {
-                    self.corrected(self.evaluate(shared))
-                };
+                return self.max_ply_score(shared);
             }
             // Mate distance pruning: no line from here can beat a mate already found nearer the root.
             alpha = alpha.max(mated_in(ply));
@@ -180,7 +194,6 @@ impl ThreadData {
             false => tt_hit.and_then(|hit| hit.mv),
         };
         let tt_pv = Node::PV || tt_hit.is_some_and(|hit| hit.was_pv);
-        self.stack[ply].tt_pv = tt_pv;
         if let Some(hit) = tt_hit {
             let usable = hit.cuts(alpha, beta);
             if !Node::PV && hit.depth >= depth && usable && self.board.halfmove_clock() < 90 {
@@ -197,10 +210,7 @@ impl ThreadData {
             static_eval = None;
             eval = -INFINITY;
         } else {
-            raw_eval = match tt_hit {
-                Some(hit) if hit.eval.abs() < MATE_BOUND => hit.eval,
-                _ => self.evaluate(shared),
-            };
+            raw_eval = self.raw_eval(shared, tt_hit);
             if tt_hit.is_none() && excluded.is_none() {
                 shared
                     .tt
@@ -282,7 +292,7 @@ impl ThreadData {
                         return value;
                     }
                     // Verification: at high depth, confirm with null moves off for a while.
-                    self.nmp_min_ply = ply + 3 * (depth - reduction) as usize / 4;
+                    self.nmp_min_ply = ply + 3 * (depth - reduction).max(0) as usize / 4;
                     let verified = self.negamax::<NonPv>(
                         shared,
                         beta - 1,
@@ -328,7 +338,7 @@ impl ThreadData {
                 .piece_at(mv.from())
                 .expect("a move starts on a piece");
             let history = match is_quiet {
-                true => self.quiet_history(us, piece, mv, &continuations),
+                true => self.histories.quiet_score(us, piece, mv, &continuations),
                 false => self.histories.capture.get(&self.board, mv),
             };
             let lmr_depth =
@@ -557,21 +567,6 @@ impl ThreadData {
         best_score
     }
 
-    fn quiet_history(
-        &self,
-        us: crate::types::Color,
-        piece: Piece,
-        mv: Move,
-        continuations: &[Option<ContinuationKey>; 2],
-    ) -> i32 {
-        let continuation: i32 = continuations
-            .iter()
-            .flatten()
-            .map(|&key| self.histories.continuation.get(key, piece, mv))
-            .sum();
-        self.histories.quiet.get(us, mv) + continuation
-    }
-
     /// A cutoff rewards the move that caused it and penalises the moves tried before it.
     fn update_histories(
         &mut self,
@@ -626,14 +621,10 @@ impl ThreadData {
         if self.board.is_insufficient_material() || self.board.is_repetition() {
             return DRAW;
         }
-        let in_check = self.board.in_check();
         if ply >= MAX_PLY - 1 {
-            return if in_check {
-                DRAW
-            } else {
-                self.corrected(self.evaluate(shared))
-            };
+            return self.max_ply_score(shared);
         }
+        let in_check = self.board.in_check();
 
         let key = self.board.key();
         let tt_hit = shared.tt.probe(key, ply);
@@ -652,10 +643,7 @@ impl ThreadData {
             raw_eval = -INFINITY;
             best_score = -INFINITY;
         } else {
-            raw_eval = match tt_hit {
-                Some(hit) if hit.eval.abs() < MATE_BOUND => hit.eval,
-                _ => self.evaluate(shared),
-            };
+            raw_eval = self.raw_eval(shared, tt_hit);
             best_score = self.corrected(raw_eval);
             if let Some(hit) = tt_hit {
                 best_score = hit.refine(best_score);

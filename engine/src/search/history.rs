@@ -158,3 +158,22 @@ impl Default for Histories {
         }
     }
 }
+
+impl Histories {
+    /// A quiet move's score, for ordering and for reductions alike: its butterfly history plus
+    /// its continuation histories after the moves one and two plies back.
+    pub fn quiet_score(
+        &self,
+        us: Color,
+        piece: Piece,
+        mv: Move,
+        continuations: &[Option<ContinuationKey>; 2],
+    ) -> i32 {
+        let continuation: i32 = continuations
+            .iter()
+            .flatten()
+            .map(|&key| self.continuation.get(key, piece, mv))
+            .sum();
+        self.quiet.get(us, mv) + continuation
+    }
+}

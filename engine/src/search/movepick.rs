@@ -118,12 +118,7 @@ impl MovePicker {
                         self.fill(list, |mv| {
                             let piece =
                                 board.piece_at(mv.from()).expect("a move starts on a piece");
-                            let continuation: i32 = continuations
-                                .iter()
-                                .flatten()
-                                .map(|&key| histories.continuation.get(key, piece, mv))
-                                .sum();
-                            histories.quiet.get(us, mv) + continuation
+                            histories.quiet_score(us, piece, mv, continuations)
                         });
                     }
                     self.stage = Stage::Quiet;

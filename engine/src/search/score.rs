@@ -43,10 +43,19 @@ pub const fn from_tt(score: Score, ply: usize) -> Score {
     }
 }
 
+/// For a score that mates, in how many of our moves.
+pub const fn moves_to_mate(score: Score) -> Option<i32> {
+    if score >= MATE_BOUND {
+        Some((MATE - score + 1) / 2)
+    } else {
+        None
+    }
+}
+
 /// UCI form: `cp N` or `mate N` in moves (negative when being mated).
 pub fn to_uci(score: Score) -> String {
-    if score >= MATE_BOUND {
-        format!("mate {}", (MATE - score + 1) / 2)
+    if let Some(moves) = moves_to_mate(score) {
+        format!("mate {moves}")
     } else if score <= -MATE_BOUND {
         format!("mate -{}", (MATE + score) / 2)
     } else {
