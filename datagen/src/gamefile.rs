@@ -4,8 +4,9 @@
 //! two are told apart without ambiguity.
 //!
 //! Every start position is checked before viriformat unpacks it (its unpacking panics on
-//! some malformed bytes) and then parsed by our own board, so a game that reads is a game
-//! every tool here can replay.
+//! some malformed bytes) and then parsed by our own board, and every move is proven legal
+//! (viriformat's replay panics on an illegal one), so a game that reads is a game every tool
+//! here, and the trainer, can replay.
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader};
@@ -123,6 +124,13 @@ impl GameReader {
             .map_err(|e| corrupt(e.to_string()))?;
         if game.is_empty() {
             return Err(corrupt("a game without moves".into()));
+        }
+        let mut board = game.initial_position();
+        for (ply, mv) in game.moves().enumerate() {
+            if !board.legal_moves().contains(&mv) {
+                return Err(corrupt(format!("move {} is not legal", ply + 1)));
+            }
+            board.make_move_simple(mv);
         }
         let start = from_viri_board(&game.initial_position())
             .map_err(|e| corrupt(format!("impossible start position: {e}")))?;

@@ -1,7 +1,8 @@
 //! `datagen splat`: games to bulletformat's 32-byte `ChessBoard` records, one per kept
 //! position, with the filters that keep noise out of training: no opening plies, no
 //! positions in check or whose best move is a capture or promotion (the score there
-//! reflects a tactic, not the position), no mate or runaway scores.
+//! reflects a tactic, not the position), no mate or runaway scores. `training_positions` is
+//! the one conversion every tool uses, the trainer's included.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -9,8 +10,9 @@ use std::path::PathBuf;
 
 use bulletformat::{BulletFormat, ChessBoard};
 use clap::Parser;
+use patina::search::score::MATE_BOUND;
 use thiserror::Error;
-use viriformat::dataformat::Filter;
+use viriformat::dataformat::{Filter, Game};
 
 use crate::gamefile::{collect_inputs, GameReader, ReadError};
 
@@ -22,13 +24,17 @@ pub struct SplatArgs {
     /// Output file of bulletformat records.
     #[arg(long, short)]
     pub out: PathBuf,
-    /// Skip positions before this game ply (counted from the start of the game, so the
-    /// opening's random plies count too).
-    #[arg(long, default_value_t = 16)]
+    /// Skip positions before this ply, counted as viriformat does from the start position's
+    /// full-move number: a game from startpos skips its first plies (random ones included),
+    /// a game from a book position at move 9 is already at ply 16.
+    #[arg(long, default_value_t = Filter::default().min_ply)]
     pub min_ply: u32,
-    /// Skip positions whose |score| reaches this; the default also drops every mate score.
-    #[arg(long, default_value_t = 10_000)]
+    /// Skip positions whose |score| exceeds this. Mate scores are always skipped.
+    #[arg(long, default_value_t = Filter::default().max_eval)]
     pub max_score: u32,
+    /// Skip positions with fewer pieces on the board (kings included).
+    #[arg(long, default_value_t = Filter::default().min_pieces)]
+    pub min_pieces: u32,
     /// Keep positions whose best move is a capture or a promotion.
     #[arg(long)]
     pub keep_noisy: bool,
@@ -68,9 +74,10 @@ pub fn run(args: &SplatArgs) -> Result<SplatSummary, SplatError> {
     let filter = Filter {
         min_ply: args.min_ply,
         max_eval: args.max_score,
+        min_pieces: args.min_pieces,
         filter_tactical: !args.keep_noisy,
         filter_check: !args.keep_check,
-        ..Filter::UNRESTRICTED
+        ..Filter::default()
     };
     let write_error = |source| SplatError::Write {
         path: args.out.clone(),
@@ -84,20 +91,13 @@ pub fn run(args: &SplatArgs) -> Result<SplatSummary, SplatError> {
         while let Some(stored) = reader.next_game()? {
             summary.games += 1;
             summary.positions += stored.game.len() as u64;
-            stored
-                .game
-                .splat_to_bulletformat(
-                    |board| {
-                        batch.push(board);
-                        Ok(())
-                    },
-                    &filter,
-                )
-                .map_err(|e| SplatError::Convert {
+            training_positions(&stored.game, &filter, |board| batch.push(board)).map_err(
+                |reason| SplatError::Convert {
                     path: path.clone(),
                     offset: stored.offset,
-                    reason: e.to_string(),
-                })?;
+                    reason,
+                },
+            )?;
             if batch.len() >= BATCH {
                 summary.written += batch.len() as u64;
                 out.write_all(ChessBoard::as_bytes_slice(&batch))
@@ -111,4 +111,25 @@ pub fn run(args: &SplatArgs) -> Result<SplatSummary, SplatError> {
         .map_err(write_error)?;
     out.flush().map_err(write_error)?;
     Ok(summary)
+}
+
+/// A game's positions that `filter` keeps, never one with a mate score: Patina's mates lie
+/// below viriformat's default `max_eval`, and a distance to mate is no target for the net.
+/// The game must come from a `GameReader`, which has proven its moves legal (viriformat
+/// panics on an illegal one).
+pub fn training_positions(
+    game: &Game,
+    filter: &Filter,
+    mut keep: impl FnMut(ChessBoard),
+) -> Result<(), String> {
+    game.splat_to_bulletformat_with_filter_callback(
+        |board| {
+            keep(board);
+            Ok(())
+        },
+        |mv, eval, board, outcome, rng| {
+            eval.abs() >= MATE_BOUND || filter.should_filter(mv, eval, board, outcome, rng)
+        },
+    )
+    .map_err(|e| e.to_string())
 }

@@ -22,10 +22,12 @@ pub enum TrainerError {
         index: u64,
         reason: &'static str,
     },
+    #[error(transparent)]
+    Games(#[from] datagen::gamefile::ReadError),
     #[error("{}: viriformat game at byte {offset}: {reason}", path.display())]
     BadGame {
         path: PathBuf,
-        offset: usize,
+        offset: u64,
         reason: String,
     },
     #[error("no positions to train on: {0}")]

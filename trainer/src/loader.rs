@@ -1,5 +1,6 @@
 //! Training data: bulletformat files memory-mapped in place, viriformat game files unpacked
-//! into memory through viriformat's own filter, all addressed as one indexable set.
+//! into memory through viriformat's filter (by the data tools' reader), all addressed as one
+//! indexable set.
 //!
 //! Records are decoded field by field from little-endian bytes rather than cast, so a mapping
 //! needs no alignment or layout assumptions and the loader has no `unsafe`.
@@ -9,9 +10,11 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use bulletformat::ChessBoard;
+use datagen::gamefile::GameReader;
+use datagen::splat::training_positions;
 use memmap2::Mmap;
 use rayon::prelude::*;
-use viriformat::dataformat::{Filter, Game};
+use viriformat::dataformat::Filter;
 
 use crate::error::{Result, TrainerError};
 use crate::features::check_record;
@@ -120,83 +123,29 @@ fn map_bulletformat(path: &Path) -> Result<Mmap> {
     Ok(map)
 }
 
-/// Unpacks every game, keeping the positions viriformat's `filter` passes.
-///
-/// viriformat trusts its input (it panics on impossible piece codes or results and on moves
-/// that are not legal), so each game header is checked and each move proven legal first.
+/// Unpacks every whole game, keeping the positions `filter` passes, through the data tools'
+/// own reader (which checks each header and proves each move legal) and conversion. A torn
+/// final game, what a datagen killed mid-write leaves, is skipped as every data tool skips it.
 pub fn read_viriformat(path: &Path, filter: &Filter) -> Result<Vec<ChessBoard>> {
-    let file = File::open(path).map_err(TrainerError::io(path))?;
-    // SAFETY: read-only mapping of a file that must not change while it is read (see above).
-    let bytes = unsafe { Mmap::map(&file) }.map_err(TrainerError::io(path))?;
-    let bad = |offset, reason: String| TrainerError::BadGame {
-        path: path.to_owned(),
-        offset,
-        reason,
-    };
-    let mut rest = &bytes[..];
+    let mut reader = GameReader::open(path)?;
     let mut boards = Vec::new();
-    let mut buffer = Vec::new();
-    while !rest.is_empty() {
-        let offset = bytes.len() - rest.len();
-        check_game_header(rest).map_err(|reason| bad(offset, reason.into()))?;
-        let game = Game::deserialise_from(&mut rest, buffer).map_err(|e| match e.kind() {
-            std::io::ErrorKind::UnexpectedEof => {
-                bad(offset, "file ends inside the game (truncated)".into())
+    while let Some(stored) = reader.next_game()? {
+        training_positions(&stored.game, filter, |board| boards.push(board)).map_err(|reason| {
+            TrainerError::BadGame {
+                path: path.to_owned(),
+                offset: stored.offset,
+                reason,
             }
-            _ => bad(offset, e.to_string()),
         })?;
-        let mut board = game.initial_position();
-        for (ply, mv) in game.moves().enumerate() {
-            if !board.legal_moves().contains(&mv) {
-                return Err(bad(offset, format!("move {} is not legal", ply + 1)));
-            }
-            board.make_move_simple(mv);
-        }
-        game.splat_to_bulletformat(
-            |board| {
-                boards.push(board);
-                Ok(())
-            },
-            filter,
-        )
-        .map_err(|e| bad(offset, e.to_string()))?;
-        buffer = game.into_move_buffer();
+    }
+    if reader.torn_bytes() > 0 {
+        eprintln!(
+            "{}: skipping a torn final game ({} bytes)",
+            path.display(),
+            reader.torn_bytes()
+        );
     }
     Ok(boards)
-}
-
-/// The checks viriformat's unpacking relies on, on the 32-byte marlinformat header.
-fn check_game_header(bytes: &[u8]) -> std::result::Result<(), &'static str> {
-    let Some(header) = bytes.get(..32) else {
-        return Err("file ends inside a game header (truncated)");
-    };
-    let occupancy = u64::from_le_bytes(header[..8].try_into().unwrap());
-    let pieces = occupancy.count_ones() as usize;
-    if pieces > 32 {
-        return Err("more than 32 pieces");
-    }
-    let mut kings = [0; 2];
-    for i in 0..pieces {
-        let code = (header[8 + i / 2] >> (4 * (i & 1))) & 0b1111;
-        match code & 7 {
-            7 => return Err("piece code is not a chess piece"),
-            5 => kings[usize::from(code >> 3)] += 1,
-            _ => {}
-        }
-    }
-    if kings != [1, 1] {
-        return Err("each side needs exactly one king");
-    }
-    if header[24] & 0x7F > 64 {
-        return Err("bad en passant square");
-    }
-    if u16::from_le_bytes([header[26], header[27]]) == 0 {
-        return Err("fullmove number is 0");
-    }
-    if header[30] > 2 {
-        return Err("result is not 0, 1 or 2");
-    }
-    Ok(())
 }
 
 /// bulletformat's in-memory layout, little-endian: occupancy, 16 bytes of piece nibbles, score,
