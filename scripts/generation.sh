@@ -76,7 +76,7 @@ if [ ! -f "$run/$net_id.nnue" ]; then
     log "resuming training from $latest"
     "$bin/trainer" train --resume "$latest" --out-dir "$run"
   else
-    log "training $net_id on ${#viri[@]} / 2 files"
+    log "training $net_id on $(( ${#viri[@]} / 2 )) files"
     "$bin/trainer" train "${viri[@]}" --out-dir "$run" --net-id "$net_id" --hidden "$hidden" --threads "$THREADS" \
       --superbatches "${SUPERBATCHES:-40}" --batches-per-superbatch "${BATCHES:-100}" --save-rate 5 \
       --lr-schedule cosine --lr "${LR:-0.001}" --lr-end "${LR_END:-0.00001}" --wdl "${WDL:-$default_wdl}" \
@@ -122,6 +122,10 @@ done
 verdict
 verdict=$?
 set -e
+if [ $verdict -eq 2 ]; then
+  log "the match produced no games: see $sprt_dir/fastchess.log (engines, book, fastchess)"
+  exit 1
+fi
 if [ $verdict -ne 0 ]; then
   # Set the candidate and its match aside, so a re-run with other settings trains afresh.
   rejected=rejected-$(date +%Y%m%d-%H%M%S)

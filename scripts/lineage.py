@@ -39,7 +39,9 @@ def match_stats(log_text, elo0, elo1):
                 l += 1
     n = w + d + l
     if n == 0:
-        sys.exit("no finished games in the log")
+        # Exit 2, not 1: `verdict` uses 1 for "H0 accepted", and no games is no verdict.
+        print("no finished games in the log", file=sys.stderr)
+        sys.exit(2)
     score = (w + 0.5 * d) / n
     var = max((w * (1 - score) ** 2 + d * (0.5 - score) ** 2 + l * score**2) / n, 1e-4)
 
@@ -210,7 +212,7 @@ def main():
     for name in ["elo0", "elo1"]:
         rec.add_argument(f"--{name}", type=float, default=0.0 if name == "elo0" else 5.0)
     sub.add_parser("render")
-    verdict = sub.add_parser("verdict", help="exit 0 if the match log accepts H1, 1 if H0, 3 if undecided")
+    verdict = sub.add_parser("verdict", help="exit 0 if the match log accepts H1, 1 if H0, 3 if undecided, 2 if it has no games")
     verdict.add_argument("--log", required=True)
     verdict.add_argument("--elo0", type=float, default=0.0)
     verdict.add_argument("--elo1", type=float, default=5.0)

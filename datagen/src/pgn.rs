@@ -11,7 +11,7 @@ use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 
 use clap::Parser;
-use patina::search::score::{Score, MATE};
+use patina::search::score::{Score, MATE, MATE_BOUND};
 use patina::tools::pgn::{parse_games, PgnGame};
 use patina::types::Color;
 use thiserror::Error;
@@ -157,7 +157,8 @@ fn parse_score(comment: &str) -> Option<Score> {
         }
     } else {
         let pawns: f64 = magnitude.parse().ok()?;
-        let cp = (pawns * 100.0).round() as Score;
+        // A centipawn score is never read as a mate, however large.
+        let cp = (pawns * 100.0).round().min(f64::from(MATE_BOUND - 1)) as Score;
         if negative {
             -cp
         } else {
@@ -181,5 +182,6 @@ mod tests {
         assert_eq!(parse_score("-M2/7"), Some(-(MATE - 4)));
         assert_eq!(parse_score("book"), None);
         assert_eq!(parse_score("White mates"), None);
+        assert_eq!(parse_score("-400.00/20"), Some(-(MATE_BOUND - 1)));
     }
 }

@@ -72,7 +72,8 @@ impl GameRecord {
     pub fn to_viriformat(&self) -> Game {
         let mut game = Game::new(&to_viri_board(&self.start));
         for &(mv, score) in &self.moves {
-            let score = score.clamp(i16::MIN.into(), i16::MAX.into()) as i16;
+            // Symmetric: bulletformat negates scores for Black to move, and −i16::MIN overflows.
+            let score = score.clamp(-Score::from(i16::MAX), i16::MAX.into()) as i16;
             game.add_move(to_viri_move(mv), score);
         }
         game.set_outcome(self.result.to_outcome());
@@ -226,5 +227,29 @@ mod tests {
         assert_eq!(unpacked.full_move_number(), 93);
         assert_eq!(from_viri_board(&unpacked).unwrap().to_fen(), board.to_fen());
         assert_eq!(GameResult::from_wdl(game.outcome()), GameResult::BlackWin);
+    }
+
+    /// Out-of-range scores clamp symmetrically: bulletformat negates Black's, and the negation
+    /// of i16::MIN would wrap to itself, turning a lost position into a won one.
+    #[test]
+    fn scores_clamp_symmetrically() {
+        let board = Board::from_fen("4k3/8/8/8/8/8/8/4K2R b K - 0 1").unwrap();
+        let record = GameRecord {
+            start: board.clone(),
+            moves: vec![(board.legal_moves()[0], -40_000)],
+            result: GameResult::WhiteWin,
+        };
+        let mut stm_scores = Vec::new();
+        record
+            .to_viriformat()
+            .splat_to_bulletformat(
+                |position| {
+                    stm_scores.push(position.score);
+                    Ok(())
+                },
+                &viriformat::dataformat::Filter::UNRESTRICTED,
+            )
+            .unwrap();
+        assert_eq!(stm_scores, [i16::MAX]);
     }
 }
