@@ -14,10 +14,7 @@ use clap::{Args, Parser};
 use patina::engine::Engine;
 use patina::nnue::{Network, NetworkError};
 use patina::search::score::Score;
-use patina::tools::genfens::MAX_OPENING_SCORE;
-use patina::tools::openings::{
-    Book, BookError, OpeningSource, RANDOM_PLIES, RANDOM_PLIES_AFTER_BOOK,
-};
+use patina::tools::openings::{Book, BookError, OpeningSource, MAX_OPENING_SCORE};
 use rand_xoshiro::rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use thiserror::Error;
@@ -277,11 +274,6 @@ pub fn run(args: &PlayArgs) -> Result<PlaySummary, PlayError> {
         None => Network::embedded(),
     };
     let book = args.book.as_deref().map(Book::load).transpose()?;
-    let random_plies = args.random_plies.clone().unwrap_or(if book.is_some() {
-        RANDOM_PLIES_AFTER_BOOK
-    } else {
-        RANDOM_PLIES
-    });
     let seed = args.seed.unwrap_or_else(|| {
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -299,11 +291,7 @@ pub fn run(args: &PlayArgs) -> Result<PlaySummary, PlayError> {
     };
     let tally = Tally::default();
     let settings = SelfPlaySettings {
-        openings: OpeningSource {
-            book: book.as_ref(),
-            dfrc: args.dfrc,
-            random_plies,
-        },
+        openings: OpeningSource::new(book.as_ref(), args.dfrc, args.random_plies.clone()),
         soft_nodes,
         hard_nodes,
         max_opening_score: args.max_opening_score,

@@ -1,11 +1,11 @@
 //! One self-play game: a random opening kept only if a search finds it balanced, then a
 //! fixed-node search per move until the rules or the adjudicator end the game.
 
-use patina::board::{Board, Outcome};
+use patina::board::Outcome;
 use patina::engine::Engine;
 use patina::search::score::Score;
-use patina::search::{Limits, SearchResult, Silent};
-use patina::tools::openings::OpeningSource;
+use patina::search::{Limits, Silent};
+use patina::tools::openings::{OpeningSource, MAX_OPENING_ATTEMPTS};
 use patina::types::Color;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use thiserror::Error;
@@ -13,14 +13,10 @@ use thiserror::Error;
 use crate::adjudication::{AdjudicationSettings, Adjudicator};
 use crate::record::{GameRecord, GameResult};
 
-/// After this many openings in a row fail the balance check, the settings (or the net) are
-/// assumed unable to produce any, rather than looping forever.
-const MAX_REJECTED_OPENINGS: usize = 10_000;
-
 #[derive(Debug, Error)]
 pub enum SelfPlayError {
     #[error(
-        "{MAX_REJECTED_OPENINGS} openings in a row scored beyond ±{0} cp; \
+        "{MAX_OPENING_ATTEMPTS} openings in a row scored beyond ±{0} cp; \
          raise --max-opening-score or use another net or book"
     )]
     NoBalancedOpening(Score),
@@ -52,7 +48,11 @@ pub fn play_game(
     rng: &mut Xoshiro256PlusPlus,
     settings: &SelfPlaySettings,
 ) -> Result<GameRecord, SelfPlayError> {
-    let (start, mut search) = balanced_opening(engine, rng, settings)?;
+    // The verification search is the one the first move needs: its result is played on.
+    let (start, mut search) = settings
+        .openings
+        .balanced(engine, rng, &settings.limits(), settings.max_opening_score)
+        .ok_or(SelfPlayError::NoBalancedOpening(settings.max_opening_score))?;
     let mut board = start.clone();
     let mut adjudicator = Adjudicator::new(&settings.adjudication);
     let mut moves = Vec::with_capacity(256);
@@ -81,32 +81,6 @@ pub fn play_game(
         moves,
         result,
     })
-}
-
-/// Draws openings until one scores within the limit. The verification search is the same
-/// search the first move needs, so its result is handed on rather than repeated.
-fn balanced_opening(
-    engine: &mut Engine,
-    rng: &mut Xoshiro256PlusPlus,
-    settings: &SelfPlaySettings,
-) -> Result<(Board, SearchResult), SelfPlayError> {
-    for _ in 0..MAX_REJECTED_OPENINGS {
-        // A book position may already be drawn by rule (its halfmove clock past 100, say).
-        let Some(board) = settings
-            .openings
-            .generate(rng)
-            .filter(|board| board.outcome().is_none())
-        else {
-            continue;
-        };
-        engine.clear();
-        engine.set_board(board.clone());
-        let search = engine.search(settings.limits(), &mut Silent);
-        if search.score.abs() <= settings.max_opening_score {
-            return Ok((board, search));
-        }
-    }
-    Err(SelfPlayError::NoBalancedOpening(settings.max_opening_score))
 }
 
 /// The result of a game the rules have ended, `to_move` being the side to move at the end.

@@ -6,13 +6,13 @@ use std::path::PathBuf;
 use rand_xoshiro::rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use super::openings::{Book, OpeningSource, RANDOM_PLIES, RANDOM_PLIES_AFTER_BOOK};
+use thiserror::Error;
+
+use super::openings::{Book, BookError, OpeningSource, MAX_OPENING_ATTEMPTS, MAX_OPENING_SCORE};
 use crate::engine::Engine;
-use crate::search::{Limits, Silent};
+use crate::search::Limits;
 use crate::uci::command::{number, ParseError};
 
-/// Openings whose verification search scores beyond this are too lopsided to learn from.
-pub const MAX_OPENING_SCORE: i32 = 1000;
 const VERIFICATION_NODES: u64 = 1000;
 
 #[derive(Debug)]
@@ -68,32 +68,40 @@ impl GenFensRequest {
     }
 }
 
-/// Produces the requested FENs, deterministically for a seed.
+#[derive(Debug, Error)]
+pub enum GenFensError {
+    #[error(transparent)]
+    Book(#[from] BookError),
+    #[error(
+        "{MAX_OPENING_ATTEMPTS} openings in a row scored beyond ±{MAX_OPENING_SCORE} cp or \
+         repeated an earlier one; use another book or net"
+    )]
+    NoBalancedOpening,
+}
+
+/// Produces the requested FENs, distinct and deterministic for a seed.
 pub fn generate(
     engine: &mut Engine,
     request: &GenFensRequest,
-) -> Result<Vec<String>, super::openings::BookError> {
+) -> Result<Vec<String>, GenFensError> {
     let book = request.book.as_deref().map(Book::load).transpose()?;
-    let source = OpeningSource {
-        book: book.as_ref(),
-        dfrc: request.dfrc,
-        random_plies: if book.is_some() {
-            RANDOM_PLIES_AFTER_BOOK
-        } else {
-            RANDOM_PLIES
-        },
-    };
+    let source = OpeningSource::new(book.as_ref(), request.dfrc, None);
+    let limits = Limits::nodes(VERIFICATION_NODES);
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(request.seed);
     let mut fens = Vec::with_capacity(request.count);
+    let mut repeats = 0;
     while fens.len() < request.count {
-        let Some(board) = source.generate(&mut rng) else {
-            continue;
-        };
-        engine.clear();
-        engine.set_board(board.clone());
-        let result = engine.search(Limits::nodes(VERIFICATION_NODES), &mut Silent);
+        let (board, _) = source
+            .balanced(engine, &mut rng, &limits, MAX_OPENING_SCORE)
+            .ok_or(GenFensError::NoBalancedOpening)?;
         let fen = board.to_fen();
-        if result.score.abs() <= MAX_OPENING_SCORE && !fens.contains(&fen) {
+        if fens.contains(&fen) {
+            // A small book with few random plies runs out of new positions.
+            repeats += 1;
+            if repeats == MAX_OPENING_ATTEMPTS {
+                return Err(GenFensError::NoBalancedOpening);
+            }
+        } else {
             fens.push(fen);
         }
     }

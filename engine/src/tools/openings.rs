@@ -1,5 +1,6 @@
 //! Where self-play games start: a book position or the start position (or a double Fischer
-//! random one), followed by a few uniformly random legal moves for diversity.
+//! random one), followed by a few uniformly random legal moves for diversity, and kept only if
+//! a short search finds it balanced. Datagen and OpenBench's `genfens` both draw from here.
 
 use std::path::Path;
 
@@ -7,6 +8,9 @@ use rand_xoshiro::rand_core::RngCore;
 use thiserror::Error;
 
 use crate::board::{Board, START_FEN};
+use crate::engine::Engine;
+use crate::search::score::Score;
+use crate::search::{Limits, SearchResult, Silent};
 
 #[derive(Debug, Error)]
 pub enum BookError {
@@ -31,7 +35,8 @@ pub struct Book {
 }
 
 impl Book {
-    /// Reads `.epd` (one FEN per line, operations after the fourth field ignored) or `.pgn`.
+    /// Reads `.epd` (one position per line: four FEN fields, then the clocks if they are
+    /// numbers; EPD operations such as `bm e4;` are ignored) or `.pgn`.
     pub fn load(path: &Path) -> Result<Self, BookError> {
         let name = path.display().to_string();
         let text = std::fs::read_to_string(path).map_err(|source| BookError::Io {
@@ -58,13 +63,10 @@ impl Book {
                 .filter(|l| !l.trim().is_empty())
                 .enumerate()
                 .map(|(index, line)| {
-                    let fields: Vec<&str> = line.split_whitespace().take(6).collect();
-                    let fen = fields
-                        .iter()
-                        .take_while(|f| !f.contains(';'))
-                        .copied()
-                        .collect::<Vec<_>>()
-                        .join(" ");
+                    let mut fields = line.split_whitespace();
+                    let mut fen: Vec<&str> = fields.by_ref().take(4).collect();
+                    fen.extend(fields.take(2).take_while(|f| f.parse::<u32>().is_ok()));
+                    let fen = fen.join(" ");
                     Board::from_fen(&fen)
                         .map(|_| fen)
                         .map_err(|e| BookError::Entry {
@@ -161,15 +163,65 @@ pub fn dfrc_board(white: usize, black: usize) -> Board {
 pub const RANDOM_PLIES: std::ops::RangeInclusive<u32> = 8..=9;
 pub const RANDOM_PLIES_AFTER_BOOK: std::ops::RangeInclusive<u32> = 2..=3;
 
+/// Openings whose verification search scores beyond this are too lopsided to learn from.
+pub const MAX_OPENING_SCORE: Score = 1000;
+
+/// After this many openings in a row fail the balance check, the settings (or the net) are
+/// taken to be unable to produce any, rather than drawing forever.
+pub const MAX_OPENING_ATTEMPTS: usize = 10_000;
+
 /// How to begin a game before the engine plays it.
 pub struct OpeningSource<'a> {
     pub book: Option<&'a Book>,
     pub dfrc: bool,
-    /// Random plies to add: at least `min`, plus one more half the time, as in `8..=9`.
+    /// Random plies to add, drawn uniformly from the range.
     pub random_plies: std::ops::RangeInclusive<u32>,
 }
 
-impl OpeningSource<'_> {
+impl<'a> OpeningSource<'a> {
+    /// Random plies default to fewer after a book position, which is varied already.
+    pub fn new(
+        book: Option<&'a Book>,
+        dfrc: bool,
+        random_plies: Option<std::ops::RangeInclusive<u32>>,
+    ) -> Self {
+        let default = if book.is_some() {
+            RANDOM_PLIES_AFTER_BOOK
+        } else {
+            RANDOM_PLIES
+        };
+        Self {
+            book,
+            dfrc,
+            random_plies: random_plies.unwrap_or(default),
+        }
+    }
+
+    /// Draws openings until a search of one (with `limits`, from a cleared engine) scores
+    /// within ±`max_score`; `None` after `MAX_OPENING_ATTEMPTS` draws. The search result comes
+    /// too: it is the one the first move of the game needs.
+    pub fn balanced(
+        &self,
+        engine: &mut Engine,
+        rng: &mut impl RngCore,
+        limits: &Limits,
+        max_score: Score,
+    ) -> Option<(Board, SearchResult)> {
+        for _ in 0..MAX_OPENING_ATTEMPTS {
+            // A book position may already be drawn by rule (its halfmove clock past 100, say).
+            let Some(board) = self.generate(rng).filter(|b| b.outcome().is_none()) else {
+                continue;
+            };
+            engine.clear();
+            engine.set_board(board.clone());
+            let search = engine.search(limits.clone(), &mut Silent);
+            if search.score.abs() <= max_score {
+                return Some((board, search));
+            }
+        }
+        None
+    }
+
     /// A start position followed by random legal moves; `None` if the random moves reached
     /// a position with no legal move (the caller draws again).
     pub fn generate(&self, rng: &mut impl RngCore) -> Option<Board> {
@@ -202,6 +254,8 @@ impl OpeningSource<'_> {
 
 #[cfg(test)]
 mod tests {
+    use rand_xoshiro::rand_core::SeedableRng;
+
     use super::*;
 
     #[test]
@@ -221,5 +275,48 @@ mod tests {
         let board = dfrc_board(0, 959);
         assert_eq!(board.legal_moves().len(), 20);
         assert!(board.is_chess960());
+    }
+
+    /// Plain FENs, EPD lines with operations, and lines with only four fields all load.
+    #[test]
+    fn epd_books_ignore_operations() {
+        let path = std::env::temp_dir().join(format!("patina-book-{}.epd", std::process::id()));
+        std::fs::write(
+            &path,
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1\n\
+             r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - bm Bb5; id \"ruy\";\n\
+             \n\
+             4k3/8/8/8/8/8/8/4K2R w K -\n",
+        )
+        .unwrap();
+        let book = Book::load(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(book.len(), 3);
+        assert_eq!(
+            book.positions[1],
+            "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq -"
+        );
+    }
+
+    /// With a fixed seed the same openings come back, each balanced and playable.
+    #[test]
+    fn balanced_openings_are_reproducible() {
+        let source = OpeningSource::new(None, false, None);
+        let draw = |seed| {
+            let mut engine = Engine::default();
+            let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
+            let (board, search) = source
+                .balanced(
+                    &mut engine,
+                    &mut rng,
+                    &Limits::nodes(500),
+                    MAX_OPENING_SCORE,
+                )
+                .expect("the start position's neighbourhood is balanced");
+            assert!(search.score.abs() <= MAX_OPENING_SCORE);
+            assert!(board.game_ply() == 0 && board.has_legal_move());
+            board.to_fen()
+        };
+        assert_eq!(draw(3), draw(3));
     }
 }
