@@ -22,7 +22,10 @@ import re
 import sys
 
 TAG = re.compile(r'^\[(\w+) "(.*)"\]\s*$')
-EVAL = re.compile(r"\{([+-]?\d+\.\d+)/\d+")
+EVAL = re.compile(r"\{\s*([+-]?\d+\.\d+)/\d+")
+# Movetext tokens: a comment, or a word (a move, a move number such as 12. or 12..., a result).
+TOKEN = re.compile(r"\{[^}]*\}|[^\s{}]+")
+NOT_A_MOVE = re.compile(r"^(\d+\.+|1-0|0-1|1/2-1/2|\*)$")
 ABNORMAL = ("time forfeit", "illegal move", "abandoned")
 SCORE = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
 
@@ -99,6 +102,19 @@ def endings(args):
         print(f"| {control} | " + " | ".join(str(count[c]) for c in columns) + " |")
 
 
+def scored_plies(movetext):
+    """(ply, pawns) for every move whose comment carries a centipawn eval, the ply counted over
+    all moves (book moves, mate scores and unscored moves included) from the game's start."""
+    ply = -1
+    for token in TOKEN.findall(movetext):
+        if token.startswith("{"):
+            match = EVAL.match(token)
+            if match and ply >= 0:
+                yield ply, match.group(1)
+        elif not NOT_A_MOVE.match(token):
+            ply += 1
+
+
 def wdl(args):
     """The mover's score against its eval, per bucket, and the best-fitting logistic scale."""
     points = []
@@ -107,7 +123,7 @@ def wdl(args):
         if white_score is None:
             continue
         first = 0 if tags.get("FEN") is None or " w " in tags["FEN"] else 1
-        for ply, value in enumerate(EVAL.findall(moves)):
+        for ply, value in scored_plies(moves):
             white_moved = (ply + first) % 2 == 0
             mover = tags.get("White" if white_moved else "Black", "")
             cp = float(value) * 100

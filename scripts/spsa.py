@@ -7,9 +7,10 @@
         --iterations 2000 [--params rfp_margin,razor_margin] [--tc 8+0.08] [--pairs 2]
 
 Each iteration perturbs every tuned parameter by ±c_k (random signs), plays `--pairs` game pairs
-(same opening, colours swapped) of θ+c_k·δ against θ−c_k·δ, and moves θ by a_k·(W−L)·δ/c_k, with
-Fishtest's schedules: c_k = c/k^0.101, a_k = a/(A+k)^0.602, A = iterations/10, set so that c_k
-ends at c_end = (max−min)/20 and a_k/c_k² at r_end = 0.002 (per parameter; override with
+(same opening, colours swapped) of θ+c_k·δ against θ−c_k·δ (rounded to integers and kept in
+bounds), and moves θ by a_k·(W−L)/h, h being half the difference actually played (c_k·δ before
+rounding), with Fishtest's schedules: c_k = c/k^0.101, a_k = a/(A+k)^0.602, A = iterations/10,
+set so that c_k ends at c_end = max(1, (max−min)/20) and a_k/c_k² at r_end = 0.002 (per parameter; override with
 --c-end-fraction and --r-end). The state file holds θ, the iteration and the settings after
 every iteration, so a killed run continues where it stopped; `--state` with a new path starts
 afresh. The log beside it has one CSV row per iteration. At the end (or with --show) the tuned
@@ -64,7 +65,8 @@ def fresh_state(engine, args):
     params = {}
     for name in wanted:
         default, low, high = options[name]
-        c_end = max(0.5, (high - low) * args.c_end_fraction)
+        # At least 1, so θ± round to different integers (away from the bounds).
+        c_end = max(1.0, (high - low) * args.c_end_fraction)
         params[name] = {"value": float(default), "default": default, "min": low, "max": high,
                         "c_end": c_end, "r_end": args.r_end}
     settings = {key: getattr(args, key) for key in ("iterations", "pairs", "tc", "hash", "book", "seed")}
@@ -120,13 +122,17 @@ def iterate(state, engine, fastchess):
         delta = rng.choice((-1, 1))
         plus[name] = min(p["max"], max(p["min"], round(p["value"] + c_k * delta)))
         minus[name] = min(p["max"], max(p["min"], round(p["value"] - c_k * delta)))
-        steps[name] = (a_k, c_k, delta)
+        steps[name] = a_k
     # The default book is unpacked into /tmp, which may be gone when a run resumes: resolve it here.
     book = settings["book"] or book_path("8moves_v3.pgn")
     result, played = play(engine, plus, minus, settings, fastchess, book, rng.getrandbits(31))
-    for name, (a_k, c_k, delta) in steps.items():
+    for name, a_k in steps.items():
         p = params[name]
-        p["value"] = min(p["max"], max(p["min"], p["value"] + a_k * result * delta / c_k))
+        # The gradient estimate divides by the perturbation actually played, which rounding
+        # and the bounds make differ from c_k·Δ; where they made it vanish, nothing was measured.
+        half_step = (plus[name] - minus[name]) / 2
+        if half_step != 0:
+            p["value"] = min(p["max"], max(p["min"], p["value"] + a_k * result / half_step))
     state["iteration"] = k
     return result, played
 

@@ -3,6 +3,7 @@
 //! `main.rs` is the command line over it; the tests drive it directly.
 
 pub mod adjudication;
+pub mod atomic;
 pub mod gamefile;
 pub mod pgn;
 pub mod play;

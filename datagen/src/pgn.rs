@@ -6,8 +6,6 @@
 //! viriformat wants. Book moves carry no score; a game's leading unscored moves become part
 //! of its start position. A game with an unscored move after that, or no result, is skipped.
 
-use std::fs::File;
-use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 
 use clap::Parser;
@@ -16,6 +14,7 @@ use patina::tools::pgn::{parse_games, PgnGame};
 use patina::types::Color;
 use thiserror::Error;
 
+use crate::atomic::AtomicFile;
 use crate::record::{GameRecord, GameResult};
 
 #[derive(Parser, Debug)]
@@ -60,7 +59,7 @@ pub fn run(args: &PgnArgs) -> Result<PgnSummary, PgnError> {
         path: args.out.clone(),
         source,
     };
-    let mut out = BufWriter::new(File::create(&args.out).map_err(out_error)?);
+    let mut out = AtomicFile::create(&args.out).map_err(out_error)?;
     let mut summary = PgnSummary::default();
     for path in &args.inputs {
         let text = std::fs::read_to_string(path).map_err(|source| PgnError::Io {
@@ -91,7 +90,7 @@ pub fn run(args: &PgnArgs) -> Result<PgnSummary, PgnError> {
             }
         }
     }
-    out.flush().map_err(out_error)?;
+    out.commit().map_err(out_error)?;
     Ok(summary)
 }
 

@@ -4,8 +4,7 @@
 //! reflects a tactic, not the position), no mate or runaway scores. `training_positions` is
 //! the one conversion every tool uses, the trainer's included.
 
-use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::path::PathBuf;
 
 use bulletformat::{BulletFormat, ChessBoard};
@@ -14,6 +13,7 @@ use patina::search::score::MATE_BOUND;
 use thiserror::Error;
 use viriformat::dataformat::{Filter, Game};
 
+use crate::atomic::AtomicFile;
 use crate::gamefile::{collect_inputs, GameReader, ReadError};
 
 #[derive(Parser, Debug)]
@@ -83,7 +83,7 @@ pub fn run(args: &SplatArgs) -> Result<SplatSummary, SplatError> {
         path: args.out.clone(),
         source,
     };
-    let mut out = BufWriter::new(File::create(&args.out).map_err(write_error)?);
+    let mut out = AtomicFile::create(&args.out).map_err(write_error)?;
     let mut batch: Vec<ChessBoard> = Vec::with_capacity(BATCH);
     let mut summary = SplatSummary::default();
     for path in collect_inputs(&args.inputs)? {
@@ -109,7 +109,7 @@ pub fn run(args: &SplatArgs) -> Result<SplatSummary, SplatError> {
     summary.written += batch.len() as u64;
     out.write_all(ChessBoard::as_bytes_slice(&batch))
         .map_err(write_error)?;
-    out.flush().map_err(write_error)?;
+    out.commit().map_err(write_error)?;
     Ok(summary)
 }
 

@@ -5,8 +5,7 @@
 //! Files are written to a temporary name, synced, then renamed, so a crash never leaves a
 //! half-written checkpoint or net under the real name. A trailing checksum catches corruption.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::error::{Result, TrainerError};
 use crate::history::Record;
@@ -146,24 +145,9 @@ impl Checkpoint {
     }
 }
 
-/// Writes `bytes` under a temporary name, syncs, then renames over `path`.
+/// `bytes` as the whole new content of `path`: the file appears whole or not at all.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let temporary = temporary_path(path);
-    let write = || -> std::io::Result<()> {
-        let mut file = std::fs::File::create(&temporary)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        std::fs::rename(&temporary, path)
-    };
-    write().map_err(TrainerError::io(path))
-}
-
-/// `dir/name` → `dir/.name.tmp`, on the same file system so the rename is atomic.
-pub fn temporary_path(path: &Path) -> PathBuf {
-    let name = path
-        .file_name()
-        .map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
-    path.with_file_name(format!(".{name}.tmp"))
+    datagen::atomic::write_atomically(path, bytes).map_err(TrainerError::io(path))
 }
 
 /// FNV-1a, 64-bit: enough to tell a damaged file from a good one.
@@ -251,7 +235,11 @@ mod tests {
         checkpoint.save(&path).unwrap();
         let loaded = Checkpoint::load(&path).unwrap();
         assert_eq!(loaded.to_bytes(), checkpoint.to_bytes());
-        assert!(!temporary_path(&path).exists());
+        assert_eq!(
+            std::fs::read_dir(&dir).unwrap().count(),
+            1,
+            "no temporary left"
+        );
         std::fs::remove_dir_all(dir).unwrap();
     }
 

@@ -10,6 +10,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use bulletformat::ChessBoard;
+use datagen::atomic::AtomicFile;
 use datagen::gamefile::GameReader;
 use datagen::splat::training_positions;
 use memmap2::Mmap;
@@ -178,21 +179,12 @@ pub fn write_bulletformat(path: &Path, boards: &[ChessBoard]) -> Result<()> {
     write_records(path, boards.iter().copied())
 }
 
-/// Writes `boards` to a temporary file beside `path` and renames it into place, so `path` is
-/// either the whole new file or untouched.
+/// Writes `boards` so that `path` is either the whole new file or untouched.
 pub fn write_records(path: &Path, boards: impl Iterator<Item = ChessBoard>) -> Result<()> {
-    let mut partial = path.as_os_str().to_owned();
-    partial.push(".partial");
-    let partial = PathBuf::from(partial);
-    let file = File::create(&partial).map_err(TrainerError::io(&partial))?;
-    let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
+    let mut out = AtomicFile::create(path).map_err(TrainerError::io(path))?;
     for board in boards {
         out.write_all(&encode(&board))
-            .map_err(TrainerError::io(&partial))?;
+            .map_err(TrainerError::io(path))?;
     }
-    out.into_inner()
-        .map_err(|e| e.into_error())
-        .and_then(|file| file.sync_all())
-        .map_err(TrainerError::io(&partial))?;
-    std::fs::rename(&partial, path).map_err(TrainerError::io(path))
+    out.commit().map_err(TrainerError::io(path))
 }

@@ -8,19 +8,27 @@ use std::path::Path;
 
 use plotters::prelude::*;
 
-use crate::checkpoint::temporary_path;
 use crate::error::{Result, TrainerError};
 use crate::history::Record;
 
 const SIZE: (u32, u32) = (960, 540);
 
+/// Drawn under a temporary name beside `path` (plotters writes by path), then renamed over it.
 pub fn loss_curve(path: &Path, history: &[Record]) -> Result<()> {
-    let temporary = temporary_path(path).with_extension("png");
-    draw(&temporary, history).map_err(|e| TrainerError::Plot {
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+    let temporary = tempfile::Builder::new()
+        .prefix(".")
+        .suffix(".png")
+        .tempfile_in(dir.unwrap_or(Path::new(".")))
+        .map_err(TrainerError::io(path))?;
+    draw(temporary.path(), history).map_err(|e| TrainerError::Plot {
         path: path.to_owned(),
         reason: e.to_string(),
     })?;
-    std::fs::rename(&temporary, path).map_err(TrainerError::io(path))
+    temporary
+        .persist(path)
+        .map_err(|e| TrainerError::io(path)(e.error))?;
+    Ok(())
 }
 
 fn draw(path: &Path, history: &[Record]) -> std::result::Result<(), Box<dyn std::error::Error>> {

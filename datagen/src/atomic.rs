@@ -1,0 +1,87 @@
+//! Output files that appear whole or not at all: written under a temporary name beside the
+//! target, synced, then renamed over it. A run killed or failing midway leaves the old file
+//! (or none), never a short one that a reader would take for complete.
+
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use tempfile::NamedTempFile;
+
+pub struct AtomicFile {
+    file: BufWriter<NamedTempFile>,
+    path: PathBuf,
+}
+
+impl AtomicFile {
+    /// Starts the file; nothing appears at `path` until `commit`.
+    pub fn create(path: &Path) -> io::Result<Self> {
+        let dir = match path.parent() {
+            Some(dir) if !dir.as_os_str().is_empty() => dir,
+            _ => Path::new("."),
+        };
+        let temporary = tempfile::Builder::new().prefix(".").tempfile_in(dir)?;
+        Ok(Self {
+            file: BufWriter::with_capacity(1 << 20, temporary),
+            path: path.to_owned(),
+        })
+    }
+
+    /// Syncs the data and puts the file in place, replacing any file there.
+    pub fn commit(self) -> io::Result<()> {
+        let temporary = self.file.into_inner().map_err(|e| e.into_error())?;
+        temporary.as_file().sync_all()?;
+        temporary.persist(&self.path).map_err(|e| e.error)?;
+        Ok(())
+    }
+}
+
+impl Write for AtomicFile {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        self.file.write(bytes)
+    }
+
+    fn write_all(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.file.write_all(bytes)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.file.flush()
+    }
+}
+
+/// `bytes` as the whole new content of `path`.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let mut file = AtomicFile::create(path)?;
+    file.write_all(bytes)?;
+    file.commit()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nothing_appears_before_commit_and_a_dropped_file_leaves_no_trace() {
+        let dir = std::env::temp_dir().join(format!("patina-atomic-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("out.bin");
+        std::fs::write(&path, b"old").unwrap();
+
+        let mut file = AtomicFile::create(&path).unwrap();
+        file.write_all(b"new content").unwrap();
+        file.flush().unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"old");
+        drop(file);
+        assert_eq!(std::fs::read(&path).unwrap(), b"old");
+        assert_eq!(
+            std::fs::read_dir(&dir).unwrap().count(),
+            1,
+            "temporary removed"
+        );
+
+        write_atomically(&path, b"new content").unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"new content");
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+}
