@@ -103,6 +103,9 @@ impl GameReader {
         }
         self.bytes.clear();
         let mut whole = self.read_up_to(HEADER_BYTES)?;
+        if self.bytes.iter().all(|&b| b == 0) {
+            return self.zero_tail();
+        }
         while whole {
             whole = self.read_up_to(self.bytes.len() + RECORD_BYTES)?;
             if self.bytes[self.bytes.len() - RECORD_BYTES..] == [0; RECORD_BYTES] {
@@ -142,6 +145,32 @@ impl GameReader {
             game,
             start,
         }))
+    }
+
+    /// No game starts on an empty board: zeros here are what a power loss leaves where data
+    /// had not reached the disk, a torn tail if they run to the end of the file.
+    fn zero_tail(&mut self) -> Result<Option<StoredGame>, ReadError> {
+        let mut zeros = self.bytes.len() as u64;
+        loop {
+            let available = self.reader.fill_buf().map_err(|source| ReadError::Io {
+                path: self.path.clone(),
+                source,
+            })?;
+            if available.is_empty() {
+                self.torn = zeros;
+                return Ok(None);
+            }
+            if let Some(at) = available.iter().position(|&b| b != 0) {
+                return Err(ReadError::Corrupt {
+                    path: self.path.clone(),
+                    offset: self.offset,
+                    reason: format!("{} zero bytes, then data", zeros + at as u64),
+                });
+            }
+            zeros += available.len() as u64;
+            let len = available.len();
+            self.reader.consume(len);
+        }
     }
 
     /// Appends bytes up to a total of `len`; false if the file ends first.

@@ -1,10 +1,11 @@
 //! Append-only game files that survive being killed at any moment.
 //!
-//! Each finished game goes to the kernel in one `write` of its serialised bytes: a game is
-//! about a kilobyte and takes a second or more to play, so per-game writes cost nothing and a
-//! kill loses at most the games in progress. A write cut short (kill mid-syscall, full disk,
-//! power loss) can only leave a torn tail after the last whole game; reopening the file
-//! truncates that tail, and nothing else, before appending again.
+//! Each finished game goes to the kernel in one `write` of its serialised bytes and is synced
+//! to disk: a game is about a kilobyte and takes a second or more to play, so per-game writes
+//! cost nothing and a kill or power loss loses at most the games in progress. A write cut
+//! short (kill mid-syscall, full disk) leaves a torn tail after the last whole game, a power
+//! loss at most zeros there; reopening the file truncates that tail, and nothing else, before
+//! appending again.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
@@ -83,6 +84,7 @@ impl GameWriter {
             .expect("writing to a Vec cannot fail");
         self.file
             .write_all(&self.bytes)
+            .and_then(|()| self.file.sync_data())
             .map_err(|source| WriteError::Io {
                 path: self.path.clone(),
                 source,

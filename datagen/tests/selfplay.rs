@@ -135,6 +135,35 @@ fn a_torn_game_is_cut_off_and_the_run_resumes_without_repeats() {
 }
 
 #[test]
+fn a_zero_tail_is_cut_off_like_a_torn_game() {
+    let dir = scratch_dir("selfplay-zeros");
+    play(&dir, &["--games", "2", "--seed", "11"]);
+    let file = dir.join("thread-0.vf");
+    let before = game_bytes(&file);
+    // A power loss can leave zeros where unsynced bytes of a game in progress were.
+    let mut bytes = std::fs::read(&file).unwrap();
+    bytes.extend_from_slice(&[0; 700]);
+    std::fs::write(&file, &bytes).unwrap();
+    let report = validate::run(std::slice::from_ref(&dir)).unwrap();
+    assert_eq!(
+        (report.games, report.errors, report.torn_bytes),
+        (2, 0, 700)
+    );
+
+    let summary = play(&dir, &["--games", "3", "--seed", "11"]);
+    assert_eq!((summary.before.games, summary.run.games), (2, 1));
+    assert_eq!(game_bytes(&file)[..2], before[..]);
+    assert_valid(&dir, 3);
+
+    // Zeros followed by data are damage, not a tail.
+    let mut bytes = std::fs::read(&file).unwrap();
+    bytes.extend_from_slice(&[0; 40]);
+    bytes.push(1);
+    std::fs::write(&file, &bytes).unwrap();
+    assert!(GameWriter::open(&file).is_err());
+}
+
+#[test]
 fn corrupt_data_is_never_appended_to() {
     let dir = scratch_dir("selfplay-corrupt");
     play(&dir, &["--games", "2", "--seed", "13"]);
