@@ -107,7 +107,7 @@ def record(args):
             "games": int(files_games_positions.group(1)),
             "positions": int(files_games_positions.group(2)),
             "nodes_per_move": args.nodes,
-            "random_plies": "8-9",
+            "random_plies": "8-9",  # datagen's default without a book, as generation.sh runs it
         },
         "training": {
             "superbatches": len(history),
