@@ -15,6 +15,7 @@
 #   HIDDEN [the parent's]  the candidate's width N (128, 256, 512, 1024): set it to grow the net
 #   SUPERBATCHES [40]      BATCHES [100] batches of 16384 per superbatch
 #   LR [0.001]  LR_END [0.00001] cosine schedule   WDL [0.3 after gen 0, 1.0 for gen 0's data] λ
+#   PRECISION [bf16]       the trainer's working rows (f32: bullet's arithmetic, as gen1–gen5)
 #   TC [8+0.08]  ELO0 [0]  ELO1 [5]  MAX_ROUNDS [3000]   SPRT settings (see sprt.sh); a small
 #   MAX_ROUNDS suits early generations, whose gains are large enough to decide in a few games
 #   MIN_GAMES [40]         games before a decided match may be stopped early
@@ -80,7 +81,7 @@ if [ ! -f "$run/$net_id.nnue" ]; then
     "$bin/trainer" train "${viri[@]}" --out-dir "$run" --net-id "$net_id" --hidden "$hidden" --threads "$THREADS" \
       --superbatches "${SUPERBATCHES:-40}" --batches-per-superbatch "${BATCHES:-100}" --save-rate 5 \
       --lr-schedule cosine --lr "${LR:-0.001}" --lr-end "${LR_END:-0.00001}" --wdl "${WDL:-$default_wdl}" \
-      --seed "$child"
+      --precision "${PRECISION:-bf16}" --seed "$child"
   fi
 fi
 candidate=$run/$net_id.nnue

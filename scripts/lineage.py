@@ -108,6 +108,7 @@ def record(args):
             "positions": int(files_games_positions.group(2)),
             "nodes_per_move": args.nodes,
             "random_plies": "8-9",  # datagen's default without a book, as generation.sh runs it
+            "mate_scores_dropped": True,
         },
         "training": {
             "superbatches": len(history),
@@ -137,10 +138,13 @@ def schedule_text(config):
             f"{config['batch_size']}, {rate}, {lam}, {config.get('precision', 'f32')}")
 
 
-def filter_text(config):
+def filter_text(config, data):
     """The position filter applied when the games were unpacked for training."""
     f = config["filter"]
     parts = [f"ply ≥ {f['min_ply']}", f"≥ {f['min_pieces']} pieces", f"score within ±{f['max_eval']}"]
+    # Nets recorded since the trainer dropped mate scores say so; gen1–gen5 kept them.
+    if data.get("mate_scores_dropped"):
+        parts.append("no mate scores")
     parts += [name for key, name in (("filter_check", "not in check"), ("filter_tactical", "quiet best move"),
                                      ("filter_castling", "no castling move")) if f.get(key)]
     return ", ".join(parts)
@@ -156,7 +160,7 @@ def render(_args):
         rows.append(
             f"| `{e['net']}` (sha256 {e['sha256'][:12]}…) | {e['hidden']} | `{e['parent']}` "
             f"| {d['games_dir']}{earlier}: {d['games']} games, {d['positions']} positions, "
-            f"{d['nodes_per_move']} nodes/move, {d['random_plies']} random plies; {filter_text(config)} "
+            f"{d['nodes_per_move']} nodes/move, {d['random_plies']} random plies; {filter_text(config, d)} "
             f"| {schedule_text(config)}; final loss {t['final_train_loss']:.5f} (val {t['final_validation_loss']:.5f}) "
             f"| {elo_text(s)} ({s['games']} games, W/D/L {'/'.join(map(str, s['wdl']))}, "
             f"LLR {s['llr']:.2f} {s['bounds']}, {s['tc']}) |"

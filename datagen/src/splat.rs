@@ -29,7 +29,7 @@ pub struct SplatArgs {
     /// a game from a book position at move 9 is already at ply 16.
     #[arg(long, default_value_t = Filter::default().min_ply)]
     pub min_ply: u32,
-    /// Skip positions whose |score| exceeds this. Mate scores are always skipped.
+    /// Skip positions whose |score| reaches this. Mate scores are always skipped.
     #[arg(long, default_value_t = Filter::default().max_eval)]
     pub max_score: u32,
     /// Skip positions with fewer pieces on the board (kings included).

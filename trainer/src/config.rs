@@ -94,12 +94,20 @@ impl Config {
         if self.threads == 0 || self.save_rate == 0 {
             return fail("threads and save rate must be at least 1");
         }
-        let f = &self.filter;
-        if f.random_fen_skipping || f.wdl_filtered || f.material_count_filtered {
-            return fail("viriformat's random skipping draws from a thread RNG and would make runs irreproducible");
-        }
-        Ok(())
+        check_filter(&self.filter)
     }
+}
+
+/// Refuses viriformat's random skipping: it draws from a thread RNG, so the same data and
+/// seed would give other positions on every run.
+pub fn check_filter(filter: &Filter) -> Result<()> {
+    if filter.random_fen_skipping || filter.wdl_filtered || filter.material_count_filtered {
+        return Err(TrainerError::Config(
+            "viriformat's random skipping draws from a thread RNG and would make runs irreproducible"
+                .into(),
+        ));
+    }
+    Ok(())
 }
 
 impl fmt::Display for Config {

@@ -5,8 +5,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use patina::nnue::Network;
 use viriformat::dataformat::Filter;
 
-use trainer::checkpoint::Checkpoint;
-use trainer::config::Config;
+use trainer::checkpoint::{write_atomic, Checkpoint};
+use trainer::config::{check_filter, Config};
 use trainer::error::{Result, TrainerError};
 use trainer::loader::{read_viriformat, write_bulletformat, Dataset};
 use trainer::precision::Precision;
@@ -302,6 +302,7 @@ fn convert(viri: &[PathBuf], out: &Path, filter: Option<&PathBuf>) -> Result<()>
         }
         None => Filter::default(),
     };
+    check_filter(&filter)?;
     let mut boards = Vec::new();
     for path in viri {
         boards.extend(read_viriformat(path, &filter)?);
@@ -324,8 +325,7 @@ fn shuffle(data: &[PathBuf], seed: u64, out: &Path) -> Result<()> {
 
 fn main() -> ExitCode {
     let outcome = match Cli::parse().command {
-        Command::Init { seed, out } => std::fs::write(&out, Network::random(seed).to_bytes())
-            .map_err(TrainerError::io(&out))
+        Command::Init { seed, out } => write_atomic(&out, &Network::random(seed).to_bytes())
             .map(|()| println!("wrote random network (seed {seed}) to {}", out.display())),
         Command::Train(args) => train(&args),
         Command::Convert { viri, out, filter } => convert(&viri, &out, filter.as_ref()),

@@ -26,6 +26,10 @@ pub fn loss_curve(path: &Path, history: &[Record]) -> Result<()> {
         reason: e.to_string(),
     })?;
     temporary
+        .as_file()
+        .sync_all()
+        .map_err(TrainerError::io(path))?;
+    temporary
         .persist(path)
         .map_err(|e| TrainerError::io(path)(e.error))?;
     Ok(())

@@ -123,7 +123,8 @@ impl Network {
     }
 
     pub fn embedded() -> Box<Self> {
-        Self::from_bytes(EMBEDDED_NET).expect("the embedded net matches the compiled architecture")
+        Self::from_bytes(EMBEDDED_NET)
+            .unwrap_or_else(|e| panic!("the embedded net {EMBEDDED_NET_NAME} is unusable: {e}"))
     }
 
     /// The file bytes, padding included.
