@@ -1,7 +1,7 @@
 //! Large zero-initialised buffers (the transposition table) backed by huge pages where the OS
 //! offers them: a table of many megabytes otherwise spends much of a probe on TLB misses.
 
-use std::alloc::{alloc_zeroed, dealloc, Layout};
+use std::alloc::{alloc, dealloc, Layout};
 use std::ops::Deref;
 use std::ptr::NonNull;
 
@@ -22,8 +22,14 @@ unsafe impl<T: Zeroable + Send> Send for LargeBuffer<T> {}
 unsafe impl<T: Zeroable + Sync> Sync for LargeBuffer<T> {}
 
 impl<T: Zeroable> LargeBuffer<T> {
-    /// `len` zeroed elements, or `None` if the memory cannot be had.
+    /// `len.max(1)` zeroed elements, or `None` if the memory cannot be had.
     pub fn zeroed(len: usize) -> Option<Self> {
+        const {
+            assert!(
+                std::mem::size_of::<T>() != 0 && !std::mem::needs_drop::<T>(),
+                "plain data only: a non-zero size, and nothing to drop"
+            )
+        };
         let size = std::mem::size_of::<T>().checked_mul(len.max(1))?;
         let align = if size >= HUGE_PAGE {
             HUGE_PAGE
@@ -32,12 +38,16 @@ impl<T: Zeroable> LargeBuffer<T> {
         };
         let layout = Layout::from_size_align(size, align.max(std::mem::align_of::<T>())).ok()?;
         // SAFETY: the layout has a non-zero size (len.max(1) elements of a non-zero-sized T).
-        let ptr = NonNull::new(unsafe { alloc_zeroed(layout) }.cast::<T>())?;
+        let ptr = NonNull::new(unsafe { alloc(layout) }.cast::<T>())?;
         #[cfg(target_os = "linux")]
         if size >= HUGE_PAGE {
             // SAFETY: the range is exactly the allocation just made; madvise is only a hint.
             unsafe { libc::madvise(ptr.as_ptr().cast(), size, libc::MADV_HUGEPAGE) };
         }
+        // Zeroed after the hint, not by the allocator: touching the pages first would back
+        // them with small pages before the kernel heard that huge ones are wanted.
+        // SAFETY: the allocation is `size` writable bytes, and all-zero is a valid T.
+        unsafe { ptr.as_ptr().cast::<u8>().write_bytes(0, size) };
         Some(Self {
             ptr,
             len: len.max(1),
@@ -57,8 +67,7 @@ impl<T: Zeroable> Deref for LargeBuffer<T> {
 
 impl<T: Zeroable> Drop for LargeBuffer<T> {
     fn drop(&mut self) {
-        // SAFETY: allocated in `zeroed` with this layout; T needs no drop glue beyond memory
-        // (Zeroable types used here are plain data and atomics).
+        // SAFETY: allocated in `zeroed` with this layout; T has no drop glue (asserted there).
         unsafe { dealloc(self.ptr.as_ptr().cast(), self.layout) };
     }
 }

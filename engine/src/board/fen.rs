@@ -212,10 +212,13 @@ impl Board {
         let sq = Square::parse(field).ok_or_else(|| FenError::BadEnPassant(field.to_string()))?;
         let us = self.side_to_move;
         let expected_rank = if us == Color::White { 5 } else { 2 };
+        if sq.rank() != expected_rank {
+            return Err(FenError::ImpossibleEnPassant(sq));
+        }
+        // Only now are the squares in front and behind on the board.
         let pushed = sq.offset(if us == Color::White { -8 } else { 8 });
         let origin = sq.offset(if us == Color::White { 8 } else { -8 });
-        if sq.rank() != expected_rank
-            || self.piece_at(pushed) != Some(Piece::new(!us, PieceType::Pawn))
+        if self.piece_at(pushed) != Some(Piece::new(!us, PieceType::Pawn))
             || self.piece_at(sq).is_some()
             || self.piece_at(origin).is_some()
         {

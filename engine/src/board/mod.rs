@@ -55,7 +55,9 @@ impl Default for Board {
 }
 
 impl PartialEq for Board {
-    /// Equal positions: same pieces, side, rights, en passant and clocks (history aside).
+    /// Identical boards: pieces, side, rights, en passant, clocks and the search's bookkeeping
+    /// (plies since a null move, checkers, pins), history aside. A board after a move is not
+    /// equal to the same position parsed from its FEN; compare FENs or keys for that.
     fn eq(&self, other: &Self) -> bool {
         self.pieces == other.pieces
             && self.colors == other.colors
@@ -181,7 +183,7 @@ impl Board {
         self.chess960
     }
 
-    /// Chess960 affects only notation (castling as king-takes-rook, Shredder/X-FEN output).
+    /// Chess960 affects only move notation: castling as king-takes-rook (FENs are X-FEN either way).
     pub fn set_chess960(&mut self, chess960: bool) {
         self.chess960 = chess960;
     }
@@ -252,11 +254,17 @@ impl Board {
     /// The position occurred before since the last irreversible move. Inside the search a
     /// single earlier occurrence is enough: a line that can repeat once can repeat forever.
     pub fn is_repetition(&self) -> bool {
-        let reach = self.state.halfmove_clock.min(self.state.plies_since_null) as usize;
+        let reach = self.state.halfmove_clock.min(self.state.plies_since_null);
+        self.repetitions(reach as usize).next().is_some()
+    }
+
+    /// Plies back to each earlier occurrence of this position within `reach` plies (the same
+    /// side to move, so every other ply from the fourth).
+    fn repetitions(&self, reach: usize) -> impl Iterator<Item = usize> + '_ {
         let n = self.history.len();
         (4..=reach.min(n))
             .step_by(2)
-            .any(|back| self.history[n - back].key == self.state.key)
+            .filter(move |&back| self.history[n - back].key == self.state.key)
     }
 
     /// Neither side can ever mate: K v K, K+minor v K, or only same-coloured bishops.
@@ -307,12 +315,7 @@ impl Board {
 
     /// How many earlier positions in the game equal the current one.
     fn repetition_count(&self) -> usize {
-        let reach = self.state.halfmove_clock as usize;
-        let n = self.history.len();
-        (4..=reach.min(n))
-            .step_by(2)
-            .filter(|&back| self.history[n - back].key == self.state.key)
-            .count()
+        self.repetitions(self.state.halfmove_clock as usize).count()
     }
 
     /// Recomputes every key from scratch: the reference the incremental keys are tested against.

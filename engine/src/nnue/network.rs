@@ -94,6 +94,9 @@ impl Network {
 
     /// The right size can still hold weights the integer inference cannot compute exactly
     /// (another trainer's clipping, or not a net at all): refuse them rather than misevaluate.
+    /// Checked: the accumulators and the 16-bit activation × weight product. Not checked: each
+    /// perspective's i32 dot-product sum, which only a net with most activations saturated and
+    /// large output weights everywhere could overflow, far from any trained one.
     fn check_ranges(&self) -> Result<(), NetworkError> {
         if let Some((index, &value)) = self
             .output_weights
@@ -162,9 +165,12 @@ impl Network {
     #[inline]
     pub fn evaluate(&self, us: &Accumulator, them: &Accumulator) -> i32 {
         let (ours, theirs) = self.output_weights.split_at(HIDDEN);
-        let sum = Active::screlu_dot(&us.values, ours.try_into().unwrap())
-            .wrapping_add(Active::screlu_dot(&them.values, theirs.try_into().unwrap()));
+        let sum = i64::from(Active::screlu_dot(&us.values, ours.try_into().unwrap()))
+            + i64::from(Active::screlu_dot(&them.values, theirs.try_into().unwrap()));
         // SCReLU squares activations quantised by QA, so one factor of QA is divided out first.
-        (sum / QA + i32::from(self.output_bias)) * SCALE / (QA * QB)
+        // In i64: the scaling to centipawns would overflow i32 for extreme (legal) weights.
+        let cp = (sum / i64::from(QA) + i64::from(self.output_bias)) * i64::from(SCALE)
+            / i64::from(QA * QB);
+        cp as i32
     }
 }

@@ -26,9 +26,9 @@ impl PgnGame {
 pub fn parse_games(text: &str) -> impl Iterator<Item = Result<PgnGame, String>> + '_ {
     let mut rest = text;
     std::iter::from_fn(move || {
-        let start = rest
-            .find('[')
-            .or_else(|| (!rest.trim().is_empty()).then_some(0))?;
+        // A game starts at its first non-blank character, tags or not (a `[` inside a
+        // comment such as `{[%clk 0:05:00]}` is not a tag section).
+        let start = rest.find(|ch: char| !ch.is_whitespace())?;
         rest = &rest[start..];
         // A game ends where the next tag section begins after movetext.
         let mut end = rest.len();
@@ -104,6 +104,7 @@ fn parse_game(text: &str) -> Result<PgnGame, String> {
                 }
             }
             '(' => variation_depth += 1,
+            ')' if variation_depth == 0 => return Err("unbalanced ')' in the movetext".into()),
             ')' => variation_depth -= 1,
             c if c.is_whitespace() => {}
             _ => {
@@ -120,10 +121,13 @@ fn parse_game(text: &str) -> Result<PgnGame, String> {
                 {
                     continue;
                 }
-                // Strip move numbers such as "12." or "12..." (possibly glued to the move).
-                let san = token
-                    .trim_start_matches(|ch: char| ch.is_ascii_digit())
-                    .trim_start_matches('.');
+                // Strip move numbers such as "12." or "12..." (possibly glued to the move); digits
+                // without a dot are part of the move, as in zero-style castling `0-0`.
+                let digits = token.trim_start_matches(|ch: char| ch.is_ascii_digit());
+                let san = match digits.strip_prefix('.') {
+                    Some(_) => digits.trim_start_matches('.'),
+                    None => token,
+                };
                 if san.is_empty() {
                     continue;
                 }
@@ -167,5 +171,19 @@ mod tests {
         assert_eq!(games[1].moves.len(), 2);
         assert!(games[1].moves[0].0.is_castle());
         assert!(parse_games("1. e4 e5 2. Ke3 *").next().unwrap().is_err());
+    }
+
+    /// Zero-style castling, a first game without tags, clock comments holding `[`, and an
+    /// unbalanced `)`.
+    #[test]
+    fn reads_the_forms_other_tools_write() {
+        let pgn = "1. e4 {[%clk 0:05:00]} e5 2. Nf3 Nc6 3. Bc4 Bc5 4. 0-0 Nf6 *\n\n\
+                   [Event \"tagged\"]\n\n1. d4 d5 *\n";
+        let games: Vec<PgnGame> = parse_games(pgn).collect::<Result<_, _>>().unwrap();
+        assert_eq!(games.len(), 2);
+        assert_eq!(games[0].moves.len(), 8);
+        assert!(games[0].moves[6].0.is_castle());
+        assert_eq!(games[1].moves.len(), 2);
+        assert!(parse_games("1. e4 ) e5 *").next().unwrap().is_err());
     }
 }

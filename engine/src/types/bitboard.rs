@@ -26,11 +26,6 @@ impl Bitboard {
     }
 
     #[inline(always)]
-    pub const fn file(file: u8) -> Self {
-        Self(Self::FILE_A.0 << file)
-    }
-
-    #[inline(always)]
     pub const fn contains(self, sq: Square) -> bool {
         self.0 >> sq.index() & 1 != 0
     }
@@ -81,12 +76,6 @@ impl Bitboard {
     #[inline(always)]
     pub const fn without(self, sq: Square) -> Self {
         Self(self.0 & !(1 << sq.index()))
-    }
-
-    /// The set mirrored top to bottom (rank 1 ↔ rank 8).
-    #[inline(always)]
-    pub const fn flip_ranks(self) -> Self {
-        Self(self.0.swap_bytes())
     }
 }
 

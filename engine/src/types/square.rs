@@ -6,8 +6,6 @@ pub struct Square(u8);
 
 impl Square {
     pub const A1: Self = Self(0);
-    pub const C1: Self = Self(2);
-    pub const D1: Self = Self(3);
     pub const E1: Self = Self(4);
     pub const F1: Self = Self(5);
     pub const G1: Self = Self(6);
