@@ -323,6 +323,50 @@ fn ponderhit_turns_pondering_into_a_timed_search() {
     assert!(reply.last().unwrap().split_whitespace().count() >= 2);
 }
 
+/// MultiPV lines come in score order at every depth, and line 1 is the move played.
+#[test]
+fn multipv_lines_are_ordered_and_the_first_is_played() {
+    let mut engine = EngineProcess::start();
+    engine.send("setoption name MultiPV value 4");
+    engine.send("position startpos moves e2e4 c7c5 g1f3");
+    engine.send("go depth 9");
+    let lines = engine.read_until("bestmove", 60 * SECOND);
+    let field = |line: &str, key: &str| -> Option<String> {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let at = words.iter().position(|&w| w == key)?;
+        words.get(at + 1).map(|w| w.to_string())
+    };
+    let mut by_depth: std::collections::BTreeMap<u32, Vec<(u32, i32, String)>> = Default::default();
+    for line in lines
+        .iter()
+        .filter(|l| l.starts_with("info depth") && l.contains(" pv "))
+    {
+        if line.contains("bound") {
+            continue;
+        }
+        let depth: u32 = field(line, "depth").unwrap().parse().unwrap();
+        let multipv: u32 = field(line, "multipv").unwrap().parse().unwrap();
+        let Ok(cp) = field(line, "cp").unwrap_or_default().parse::<i32>() else {
+            continue;
+        };
+        by_depth
+            .entry(depth)
+            .or_default()
+            .push((multipv, cp, field(line, "pv").unwrap()));
+    }
+    let (_, last) = by_depth.iter().next_back().expect("info lines with scores");
+    for (depth, lines) in &by_depth {
+        let scores: Vec<i32> = lines.iter().map(|l| l.1).collect();
+        assert!(
+            scores.windows(2).all(|w| w[0] >= w[1]),
+            "depth {depth}: {scores:?}"
+        );
+    }
+    let best = lines.last().unwrap().split_whitespace().nth(1).unwrap();
+    assert_eq!(last[0].0, 1);
+    assert_eq!(best, last[0].2);
+}
+
 #[test]
 fn no_legal_move_answers_0000() {
     let mut engine = EngineProcess::start();
