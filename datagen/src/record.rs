@@ -5,7 +5,7 @@
 //! lose which rook may castle in Fischer random games. Both crates encode castling as
 //! king-takes-own-rook, so moves map field for field.
 
-use patina::board::{Board, FenError, Wing};
+use patina::board::{Board, FenError};
 use patina::search::score::Score;
 use patina::types::{Color, Move, PieceType};
 use viriformat::chess::board::{Board as ViriBoard, DrawType, GameOutcome, WinType};
@@ -83,25 +83,9 @@ impl GameRecord {
 
 /// The same position as a viriformat board, full-move number included.
 pub fn to_viri_board(board: &Board) -> ViriBoard {
-    let fen = board.to_fen();
-    let mut fields: Vec<&str> = fen.split(' ').collect();
-    let castling: String = Color::BOTH
-        .into_iter()
-        .flat_map(|color| Wing::BOTH.map(|wing| (color, wing)))
-        .filter(|&(color, wing)| board.can_castle(color, wing))
-        .map(|(color, wing)| {
-            let file = (b'a' + board.castling().rook_square(color, wing).file()) as char;
-            match color {
-                Color::White => file.to_ascii_uppercase(),
-                Color::Black => file,
-            }
-        })
-        .collect();
-    if !castling.is_empty() {
-        fields[2] = &castling;
-    }
+    // Shredder-FEN: viriformat's Chess960 parsing takes castling rights as rook files.
     let mut viri = ViriBoard::new();
-    viri.set_from_fen(&fields.join(" "), true)
+    viri.set_from_fen(&board.to_shredder_fen(), true)
         .expect("viriformat reads the FEN of any legal position");
     viri
 }

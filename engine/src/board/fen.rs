@@ -232,7 +232,17 @@ impl Board {
         Ok(())
     }
 
+    /// X-FEN: castling as `KQkq` where that is unambiguous, rook files otherwise.
     pub fn to_fen(&self) -> String {
+        self.fen(false)
+    }
+
+    /// Shredder-FEN: castling always as the rook's file (`HAha`), as some tools require.
+    pub fn to_shredder_fen(&self) -> String {
+        self.fen(true)
+    }
+
+    fn fen(&self, shredder: bool) -> String {
         let mut fen = String::with_capacity(90);
         for rank in (0..8).rev() {
             let mut empty = 0;
@@ -264,7 +274,7 @@ impl Board {
         for color in Color::BOTH {
             for wing in Wing::BOTH {
                 if self.can_castle(color, wing) {
-                    fen.push(self.castling_letter(color, wing));
+                    fen.push(self.castling_letter(color, wing, shredder));
                 }
             }
         }
@@ -284,8 +294,8 @@ impl Board {
         fen
     }
 
-    /// X-FEN: `K`/`Q` when the castling rook is the outermost one on its side, else its file.
-    fn castling_letter(&self, color: Color, wing: Wing) -> char {
+    /// The rook's file; in X-FEN `K`/`Q` instead when it is the outermost rook on its side.
+    fn castling_letter(&self, color: Color, wing: Wing, shredder: bool) -> char {
         let rook = self.castling.rook_square(color, wing);
         let below = (1u64 << rook.index()) - 1;
         let beyond = Bitboard::rank(rook.rank()).0
@@ -294,8 +304,8 @@ impl Board {
             } else {
                 below
             };
-        let letter = if (Bitboard(beyond) & self.colored_pieces(color, PieceType::Rook)).is_empty()
-        {
+        let outermost = (Bitboard(beyond) & self.colored_pieces(color, PieceType::Rook)).is_empty();
+        let letter = if outermost && !shredder {
             if wing == Wing::King {
                 'k'
             } else {
@@ -362,6 +372,18 @@ mod tests {
         assert_eq!(
             shredder.castling().rook_square(Color::White, Wing::Queen),
             Square::F1
+        );
+        assert_eq!(
+            shredder.to_fen(),
+            "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w KQkq - 2 9"
+        );
+        assert_eq!(
+            xfen.to_shredder_fen(),
+            "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9"
+        );
+        assert_eq!(
+            Board::startpos().to_shredder_fen(),
+            START_FEN.replace("KQkq", "HAha")
         );
     }
 
