@@ -144,7 +144,7 @@ def filter_text(config, data):
     parts = [f"ply ≥ {f['min_ply']}", f"≥ {f['min_pieces']} pieces", f"score within ±{f['max_eval']}"]
     # Nets recorded since the trainer dropped mate scores say so; gen1–gen5 kept them.
     if data.get("mate_scores_dropped"):
-        parts.append("no mate scores")
+        parts.append("no score beyond ±10000")
     parts += [name for key, name in (("filter_check", "not in check"), ("filter_tactical", "quiet best move"),
                                      ("filter_castling", "no castling move")) if f.get(key)]
     return ", ".join(parts)

@@ -40,6 +40,13 @@ pub enum ReadError {
         offset: u64,
         reason: String,
     },
+    /// A well-formed game with an illegal move; the games after it can still be read.
+    #[error("{path}: game at offset {offset}: move {} is not legal", ply + 1)]
+    IllegalMove {
+        path: PathBuf,
+        offset: u64,
+        ply: usize,
+    },
 }
 
 /// A game read from a file, with our board for its start position.
@@ -86,8 +93,9 @@ impl GameReader {
         self.torn
     }
 
-    /// The next whole game; `Ok(None)` at the end of the file or at a torn final game.
-    /// After an error the reader's position is lost: stop reading this file.
+    /// The next whole game; `Ok(None)` at the end of the file or at a torn final game. After
+    /// `IllegalMove` the reader goes on with the next game; after any other error its position
+    /// is lost: stop reading this file.
     pub fn next_game(&mut self) -> Result<Option<StoredGame>, ReadError> {
         let io_error = |path: &Path, source| ReadError::Io {
             path: path.to_path_buf(),
@@ -103,9 +111,6 @@ impl GameReader {
         }
         self.bytes.clear();
         let mut whole = self.read_up_to(HEADER_BYTES)?;
-        if self.bytes.iter().all(|&b| b == 0) {
-            return self.zero_tail();
-        }
         while whole {
             whole = self.read_up_to(self.bytes.len() + RECORD_BYTES)?;
             if self.bytes[self.bytes.len() - RECORD_BYTES..] == [0; RECORD_BYTES] {
@@ -117,28 +122,42 @@ impl GameReader {
             return Ok(None);
         }
         let offset = self.offset;
-        let corrupt = |reason: String| ReadError::Corrupt {
-            path: self.path.clone(),
-            offset,
-            reason,
+        let game = match parse_game(&self.bytes) {
+            Ok(game) => game,
+            // A game that does not parse, followed by nothing but zeros, is what a power loss
+            // leaves where a write had not reached the disk: a torn tail.
+            Err(reason) => {
+                return match self.zeros_to_end()? {
+                    Some(zeros) => {
+                        self.torn = self.bytes.len() as u64 + zeros;
+                        Ok(None)
+                    }
+                    None => Err(ReadError::Corrupt {
+                        path: self.path.clone(),
+                        offset,
+                        reason,
+                    }),
+                };
+            }
         };
-        check_header(&self.bytes[..HEADER_BYTES]).map_err(corrupt)?;
-        let game = Game::deserialise_from(&mut self.bytes.as_slice(), Vec::new())
-            .map_err(|e| corrupt(e.to_string()))?;
-        if game.is_empty() {
-            return Err(corrupt("a game without moves".into()));
-        }
+        let len = self.bytes.len() as u64;
+        self.offset += len;
         let mut board = game.initial_position();
         for (ply, mv) in game.moves().enumerate() {
             if !board.legal_moves().contains(&mv) {
-                return Err(corrupt(format!("move {} is not legal", ply + 1)));
+                return Err(ReadError::IllegalMove {
+                    path: self.path.clone(),
+                    offset,
+                    ply,
+                });
             }
             board.make_move_simple(mv);
         }
-        let start = from_viri_board(&game.initial_position())
-            .map_err(|e| corrupt(format!("impossible start position: {e}")))?;
-        let len = self.bytes.len() as u64;
-        self.offset += len;
+        let start = from_viri_board(&game.initial_position()).map_err(|e| ReadError::Corrupt {
+            path: self.path.clone(),
+            offset,
+            reason: format!("impossible start position: {e}"),
+        })?;
         Ok(Some(StoredGame {
             offset,
             len,
@@ -147,28 +166,22 @@ impl GameReader {
         }))
     }
 
-    /// No game starts on an empty board: zeros here are what a power loss leaves where data
-    /// had not reached the disk, a torn tail if they run to the end of the file.
-    fn zero_tail(&mut self) -> Result<Option<StoredGame>, ReadError> {
-        let mut zeros = self.bytes.len() as u64;
+    /// The number of bytes left if they are all zeros (consumed); `None` at the first that is not.
+    fn zeros_to_end(&mut self) -> Result<Option<u64>, ReadError> {
+        let mut zeros = 0;
         loop {
             let available = self.reader.fill_buf().map_err(|source| ReadError::Io {
                 path: self.path.clone(),
                 source,
             })?;
             if available.is_empty() {
-                self.torn = zeros;
+                return Ok(Some(zeros));
+            }
+            if available.iter().any(|&b| b != 0) {
                 return Ok(None);
             }
-            if let Some(at) = available.iter().position(|&b| b != 0) {
-                return Err(ReadError::Corrupt {
-                    path: self.path.clone(),
-                    offset: self.offset,
-                    reason: format!("{} zero bytes, then data", zeros + at as u64),
-                });
-            }
-            zeros += available.len() as u64;
             let len = available.len();
+            zeros += len as u64;
             self.reader.consume(len);
         }
     }
@@ -195,6 +208,16 @@ impl GameReader {
         }
         Ok(true)
     }
+}
+
+/// A game's bytes as viriformat's `Game`, once its header is proven safe to unpack.
+fn parse_game(bytes: &[u8]) -> Result<Game, String> {
+    check_header(&bytes[..HEADER_BYTES])?;
+    let game = Game::deserialise_from(&mut &bytes[..], Vec::new()).map_err(|e| e.to_string())?;
+    if game.is_empty() {
+        return Err("a game without moves".into());
+    }
+    Ok(game)
 }
 
 /// Rejects packed positions viriformat cannot unpack safely or that no game could reach.

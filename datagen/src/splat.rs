@@ -9,7 +9,6 @@ use std::path::PathBuf;
 
 use bulletformat::{BulletFormat, ChessBoard};
 use clap::Parser;
-use patina::search::score::MATE_BOUND;
 use thiserror::Error;
 use viriformat::dataformat::{Filter, Game};
 
@@ -29,7 +28,8 @@ pub struct SplatArgs {
     /// a game from a book position at move 9 is already at ply 16.
     #[arg(long, default_value_t = Filter::default().min_ply)]
     pub min_ply: u32,
-    /// Skip positions whose |score| reaches this. Mate scores are always skipped.
+    /// Skip positions whose |score| reaches this. Scores of ±10000 and beyond, mates
+    /// included, are always skipped.
     #[arg(long, default_value_t = Filter::default().max_eval)]
     pub max_score: u32,
     /// Skip positions with fewer pieces on the board (kings included).
@@ -113,8 +113,13 @@ pub fn run(args: &SplatArgs) -> Result<SplatSummary, SplatError> {
     Ok(summary)
 }
 
-/// A game's positions that `filter` keeps, never one with a mate score: Patina's mates lie
-/// below viriformat's default `max_eval`, and a distance to mate is no target for the net.
+/// Beyond this a score is a mate or a runaway evaluation (a PGN's "+400.00"), not a target:
+/// sigmoid(10000 / 400) is already 1 − 10⁻¹¹. Patina's mates, ±(31000 − ply), lie below
+/// viriformat's default `max_eval` (31339), so its filter alone would keep them.
+pub const MAX_TRAINING_SCORE: i32 = 10_000;
+
+/// A game's positions that `filter` keeps, never one scored at ±`MAX_TRAINING_SCORE` or
+/// beyond.
 /// The game must come from a `GameReader`, which has proven its moves legal (viriformat
 /// panics on an illegal one).
 pub fn training_positions(
@@ -128,7 +133,7 @@ pub fn training_positions(
             Ok(())
         },
         |mv, eval, board, outcome, rng| {
-            eval.abs() >= MATE_BOUND || filter.should_filter(mv, eval, board, outcome, rng)
+            eval.abs() >= MAX_TRAINING_SCORE || filter.should_filter(mv, eval, board, outcome, rng)
         },
     )
     .map_err(|e| e.to_string())

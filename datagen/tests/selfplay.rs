@@ -155,12 +155,44 @@ fn a_zero_tail_is_cut_off_like_a_torn_game() {
     assert_eq!(game_bytes(&file)[..2], before[..]);
     assert_valid(&dir, 3);
 
+    // Zeros may also start inside the last game, in its header or right after it.
+    for kept in [20, 32] {
+        let mut bytes = std::fs::read(&file).unwrap();
+        let whole = bytes.len();
+        bytes.extend_from_slice(&before[0][..kept]);
+        bytes.extend_from_slice(&[0; 500]);
+        std::fs::write(&file, &bytes).unwrap();
+        let report = validate::run(std::slice::from_ref(&dir)).unwrap();
+        assert_eq!(
+            (report.games, report.errors),
+            (3, 0),
+            "zeros from byte {kept}"
+        );
+        assert_eq!(report.torn_bytes as usize, kept + 500);
+        std::fs::write(&file, &bytes[..whole]).unwrap();
+    }
+
     // Zeros followed by data are damage, not a tail.
     let mut bytes = std::fs::read(&file).unwrap();
     bytes.extend_from_slice(&[0; 40]);
     bytes.push(1);
     std::fs::write(&file, &bytes).unwrap();
     assert!(GameWriter::open(&file).is_err());
+}
+
+/// An illegal move spoils its own game only: validation reports it and reads on.
+#[test]
+fn an_illegal_game_does_not_hide_the_ones_after_it() {
+    let dir = scratch_dir("selfplay-illegal");
+    play(&dir, &["--games", "3", "--seed", "17"]);
+    let file = dir.join("thread-0.vf");
+    let mut bytes = std::fs::read(&file).unwrap();
+    // The first move of the first game becomes a2a6, which no start position allows.
+    bytes[32..34].copy_from_slice(&(0o10u16 | (0o50 << 6)).to_le_bytes());
+    std::fs::write(&file, &bytes).unwrap();
+    let report = validate::run(std::slice::from_ref(&dir)).unwrap();
+    assert_eq!((report.games, report.errors), (2, 1), "{}", report.report());
+    assert!(report.report().contains("move 1 is not legal"));
 }
 
 #[test]

@@ -1,14 +1,14 @@
 //! The engine facade: a position, options and a search that runs in the background. It knows
 //! nothing of UCI; the UCI loop, bench and datagen are its clients.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
 use crate::board::Board;
-use crate::nnue::{Network, NetworkError, EMBEDDED_NET_NAME};
+use crate::nnue::{Network, NetworkError};
 use crate::search::{Limits, Reporter, SearchResult};
 use crate::thread::{self, SharedContext, ThreadData};
 use crate::time::DEFAULT_MOVE_OVERHEAD;
@@ -26,8 +26,8 @@ pub struct Options {
     pub multipv: usize,
     pub move_overhead: Duration,
     pub chess960: bool,
-    /// The net in use: a file path, or the embedded net's name.
-    pub eval_file: String,
+    /// The net file in use; `None` for the net built into the binary.
+    pub eval_file: Option<PathBuf>,
 }
 
 impl Default for Options {
@@ -38,7 +38,7 @@ impl Default for Options {
             multipv: 1,
             move_overhead: DEFAULT_MOVE_OVERHEAD,
             chess960: false,
-            eval_file: EMBEDDED_NET_NAME.to_string(),
+            eval_file: None,
         }
     }
 }
@@ -53,8 +53,8 @@ struct Workers {
 struct Running {
     shared: Arc<SharedContext>,
     handle: JoinHandle<Workers>,
-    /// `go infinite`: only `stop` ends it.
-    infinite: bool,
+    /// `go infinite`, or a `go` with no limit: only `stop` ends it.
+    unbounded: bool,
 }
 
 /// One search at a time runs in the background. Methods that change search state (`go`,
@@ -123,8 +123,8 @@ impl Engine {
     }
 
     /// Resizes the hash table, which empties it. The old table is freed first so that growing it
-    /// does not need both at once; if the new size cannot be had, the largest size up to the old
-    /// one that can is used instead, and the error says so.
+    /// does not need both at once; if the new size cannot be had, the old size is used, or the
+    /// largest halving of it that can be had, and the error says so.
     pub fn set_hash(&mut self, megabytes: usize) -> Result<(), String> {
         let requested = megabytes.clamp(1, MAX_HASH_MB);
         let previous = self.options.hash_mb;
@@ -179,20 +179,20 @@ impl Engine {
     /// Loads a net file; on any error the current net stays in use.
     pub fn load_network(&mut self, path: &Path) -> Result<(), NetworkError> {
         let network = Network::load(path)?;
-        self.install_network(network, path.display().to_string());
+        self.install_network(network, Some(path.to_owned()));
         Ok(())
     }
 
     /// Goes back to the net built into the binary.
     pub fn use_embedded_network(&mut self) {
-        if self.options.eval_file != EMBEDDED_NET_NAME {
-            self.install_network(Network::embedded(), EMBEDDED_NET_NAME.to_string());
+        if self.options.eval_file.is_some() {
+            self.install_network(Network::embedded(), None);
         }
     }
 
-    fn install_network(&mut self, network: Box<Network>, name: String) {
+    fn install_network(&mut self, network: Box<Network>, file: Option<PathBuf>) {
         self.shared_mut().network = network;
-        self.options.eval_file = name;
+        self.options.eval_file = file;
     }
 
     /// Forgets everything learned from earlier positions (UCI `ucinewgame`, `Clear Hash`).
@@ -217,7 +217,7 @@ impl Engine {
             mut threads,
         } = self.idle.take().expect("prepare left the workers idle");
         let board = self.board.clone();
-        let infinite = limits.infinite;
+        let unbounded = !limits.ends_by_itself();
         let running_shared = Arc::clone(&shared);
         let handle = std::thread::spawn(move || {
             let result = thread::search(&shared, &mut threads, &board, &limits, reporter.as_mut());
@@ -227,7 +227,7 @@ impl Engine {
         self.running = Some(Running {
             shared: running_shared,
             handle,
-            infinite,
+            unbounded,
         });
     }
 
@@ -265,13 +265,14 @@ impl Engine {
     }
 
     /// For when no command can follow (end of input): waits for a search that ends by itself and
-    /// stops one that would not, `go infinite` or a ponder search no `ponderhit` can reach now.
+    /// stops one that would not (`go infinite`, a `go` with no limit, or a ponder search no
+    /// `ponderhit` can reach now).
     pub fn finish(&mut self) {
         if let Some(Running {
-            shared, infinite, ..
+            shared, unbounded, ..
         }) = &self.running
         {
-            if *infinite || shared.pondering.load(Relaxed) {
+            if *unbounded || shared.pondering.load(Relaxed) {
                 self.stop();
             }
         }

@@ -297,19 +297,33 @@ fn end_of_input_lets_a_finite_search_answer() {
     assert!(engine.exits_within(5 * SECOND));
 }
 
+/// `go depth 5` answers after its search; a `go` with no limit cannot end by itself, and with
+/// no input to follow it is stopped at once.
 #[test]
 fn go_from_the_command_line_answers() {
-    let output = Command::new(env!("CARGO_BIN_EXE_patina"))
-        .args(["go", "depth", "5"])
-        .stdin(Stdio::null())
-        .output()
-        .expect("the engine binary runs");
-    let stdout = String::from_utf8(output.stdout).unwrap();
-    let best = stdout.lines().last().unwrap_or_default();
-    assert!(best.starts_with("bestmove "), "{stdout}");
-    assert!(Board::startpos()
-        .parse_uci_move(best.split_whitespace().nth(1).unwrap())
-        .is_some());
+    for args in [&["go", "depth", "5"][..], &["go"][..]] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_patina"))
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("the engine binary runs");
+        let deadline = Instant::now() + 30 * SECOND;
+        while child.try_wait().unwrap().is_none() {
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                panic!("{args:?} did not end");
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let mut stdout = String::new();
+        std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut stdout).unwrap();
+        let best = stdout.lines().last().unwrap_or_default();
+        assert!(best.starts_with("bestmove "), "{args:?}: {stdout}");
+        assert!(Board::startpos()
+            .parse_uci_move(best.split_whitespace().nth(1).unwrap())
+            .is_some());
+    }
 }
 
 #[test]

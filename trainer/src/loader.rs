@@ -3,7 +3,7 @@
 //! indexable set.
 //!
 //! Records are decoded field by field from little-endian bytes rather than cast, so a mapping
-//! needs no alignment or layout assumptions and the loader has no `unsafe`.
+//! needs no alignment or layout assumptions; the one `unsafe` is the mapping itself.
 
 use std::fs::File;
 use std::io::Write;

@@ -200,15 +200,15 @@ fn viriformat_games_unpack_to_the_same_positions() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
-/// Mate scores never become training targets, whatever the filter allows.
+/// Mate scores and runaway evaluations never become training targets, whatever the filter allows.
 #[test]
 fn mate_scores_are_dropped() {
     let dir = temp_dir("mates");
     let path = dir.join("games.vf");
     let mut board = ViriBoard::default();
     let mut game = Game::new(&board);
-    // White's view; ±30 990 are Patina mate scores (beyond MATE_BOUND).
-    let scores = [12, -30_990, 40, 30_995, -8];
+    // White's view; ±30 99x are Patina mate scores, 12 000 a runaway evaluation.
+    let scores = [12, -30_990, 40, 30_995, -8, 12_000];
     for (ply, &score) in scores.iter().enumerate() {
         let mv = board.legal_moves()[ply];
         game.add_move(mv, score);

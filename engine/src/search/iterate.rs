@@ -176,7 +176,7 @@ impl ThreadData {
                 return;
             };
             // Long searches show their failed windows so a GUI sees the score move.
-            if self.limits.start.elapsed().as_millis() > 3000 {
+            if self.is_main() && self.limits.start.elapsed().as_millis() > 3000 {
                 reporter.report(&self.search_info(shared, depth, pv_index, bound));
             }
             if bound == ScoreBound::Upper {

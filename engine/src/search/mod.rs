@@ -59,6 +59,17 @@ impl Default for Limits {
 }
 
 impl Limits {
+    /// Whether the search ends without `stop`: some depth, node, time or clock limit applies
+    /// (`go mate` alone may never find its mate).
+    pub fn ends_by_itself(&self) -> bool {
+        !self.infinite
+            && (self.depth.is_some()
+                || self.nodes.is_some()
+                || self.soft_nodes.is_some()
+                || self.movetime.is_some()
+                || self.time.iter().any(Option::is_some))
+    }
+
     pub fn depth(depth: i32) -> Self {
         Self {
             depth: Some(depth),

@@ -103,6 +103,7 @@ pub fn generate(
             }
         } else {
             fens.push(fen);
+            repeats = 0;
         }
     }
     Ok(fens)

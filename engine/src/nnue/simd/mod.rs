@@ -86,7 +86,8 @@ pub trait Kernels {
         sub2: &[i16; N],
     );
 
-    /// Σ clamp(x, 0, QA)² · w, computed as (v·w)·v with v·w in i16 (it fits: |w| < 128 after
-    /// bullet's ±1.98 clipping at QB = 64) so the vector paths can use a 16-bit multiply.
+    /// Σ clamp(x, 0, QA)² · w, computed as (v·w)·v with v·w in i16 (it fits: |w| ≤ 128, which
+    /// `Network::from_bytes` enforces and bullet's ±1.98 clipping at QB = 64 keeps) so the vector
+    /// paths can use a 16-bit multiply.
     fn screlu_dot<const N: usize>(input: &[i16; N], weights: &[i16; N]) -> i32;
 }
