@@ -1,24 +1,7 @@
 //! Castling rights stored by rook square, so Chess960 and standard chess share one path.
 
+pub use crate::types::Wing;
 use crate::types::{Color, Square};
-
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub enum Wing {
-    King = 0,
-    Queen = 1,
-}
-
-impl Wing {
-    pub const BOTH: [Self; 2] = [Self::King, Self::Queen];
-
-    /// The files the king and the rook end up on.
-    pub const fn destinations(self) -> (u8, u8) {
-        match self {
-            Self::King => (6, 5),
-            Self::Queen => (2, 3),
-        }
-    }
-}
 
 /// The four rights as bits (`2 * color + wing`) plus where each castling rook started.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]

@@ -216,8 +216,8 @@ impl Board {
             return Err(FenError::ImpossibleEnPassant(sq));
         }
         // Only now are the squares in front and behind on the board.
-        let pushed = sq.offset(if us == Color::White { -8 } else { 8 });
-        let origin = sq.offset(if us == Color::White { 8 } else { -8 });
+        let pushed = sq.offset(-us.forward());
+        let origin = sq.offset(us.forward());
         if self.piece_at(pushed) != Some(Piece::new(!us, PieceType::Pawn))
             || self.piece_at(sq).is_some()
             || self.piece_at(origin).is_some()

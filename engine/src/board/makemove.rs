@@ -1,26 +1,10 @@
 //! Making and unmaking moves. Keys are updated incrementally on make and restored from the
 //! state stack on unmake, so unmake only has to put the pieces back.
 
-use super::{zobrist::KEYS, Board, Wing};
+use super::{zobrist::KEYS, Board};
 use crate::types::{Color, Move, MoveKind, Piece, PieceType, Square};
 
 impl Board {
-    /// Where king and rook land for a castling move (`to` is the rook's square).
-    #[inline(always)]
-    pub fn castling_destinations(&self, mv: Move) -> (Square, Square) {
-        let wing = if mv.to().file() > mv.from().file() {
-            Wing::King
-        } else {
-            Wing::Queen
-        };
-        let (king_file, rook_file) = wing.destinations();
-        let rank = mv.from().rank();
-        (
-            Square::from_coords(king_file, rank),
-            Square::from_coords(rook_file, rank),
-        )
-    }
-
     /// Plays a legal move.
     pub fn make_move(&mut self, mv: Move) {
         self.history.push(self.state);
@@ -38,7 +22,7 @@ impl Board {
         match mv.kind() {
             MoveKind::Castle => {
                 let rook = Piece::new(us, PieceType::Rook);
-                let (king_to, rook_to) = self.castling_destinations(mv);
+                let (king_to, rook_to) = mv.castling_destinations();
                 // Remove both before placing either: in Chess960 the squares may overlap.
                 self.remove_piece(piece, from);
                 self.remove_piece(rook, to);
@@ -49,7 +33,7 @@ impl Board {
                 }
             }
             MoveKind::EnPassant => {
-                let victim_sq = to.offset(if us == Color::White { -8 } else { 8 });
+                let victim_sq = to.offset(-us.forward());
                 let victim = Piece::new(!us, PieceType::Pawn);
                 self.remove_piece(victim, victim_sq);
                 self.toggle_keys(victim, victim_sq);
@@ -78,7 +62,7 @@ impl Board {
                 if piece.piece_type() == PieceType::Pawn {
                     self.state.halfmove_clock = 0;
                     if kind == MoveKind::DoublePush {
-                        let ep = from.offset(if us == Color::White { 8 } else { -8 });
+                        let ep = from.offset(us.forward());
                         // Only a capturable en-passant square counts, so transpositions hash alike.
                         let capturers = super::attacks::pawn_attacks(us, ep)
                             & self.colored_pieces(!us, PieceType::Pawn);
@@ -121,7 +105,7 @@ impl Board {
             MoveKind::Castle => {
                 let king = Piece::new(us, PieceType::King);
                 let rook = Piece::new(us, PieceType::Rook);
-                let (king_to, rook_to) = self.castling_destinations(mv);
+                let (king_to, rook_to) = mv.castling_destinations();
                 self.remove_piece(king, king_to);
                 self.remove_piece(rook, rook_to);
                 self.add_piece(king, from);
@@ -131,10 +115,7 @@ impl Board {
                 let pawn = Piece::new(us, PieceType::Pawn);
                 self.remove_piece(pawn, to);
                 self.add_piece(pawn, from);
-                self.add_piece(
-                    Piece::new(!us, PieceType::Pawn),
-                    to.offset(if us == Color::White { -8 } else { 8 }),
-                );
+                self.add_piece(Piece::new(!us, PieceType::Pawn), to.offset(-us.forward()));
             }
             _ => {
                 let moved = self

@@ -131,9 +131,10 @@ impl Board {
         let pawns = self.colored_pieces(us, PieceType::Pawn);
         let theirs = self.colored(!us);
         let empty = !self.occupied();
-        let (up, third_rank, seventh_rank): (i8, _, _) = match us {
-            Color::White => (8, Bitboard::rank(2), Bitboard::rank(6)),
-            Color::Black => (-8, Bitboard::rank(5), Bitboard::rank(1)),
+        let up = us.forward();
+        let (third_rank, seventh_rank) = match us {
+            Color::White => (Bitboard::rank(2), Bitboard::rank(6)),
+            Color::Black => (Bitboard::rank(5), Bitboard::rank(1)),
         };
         let push = |b: Bitboard| {
             if us == Color::White {
@@ -198,7 +199,7 @@ impl Board {
     fn generate_en_passant(&self, list: &mut MoveList, ep: Square, pawns: Bitboard) {
         let us = self.side_to_move;
         let king = self.king_square(us);
-        let victim = ep.offset(if us == Color::White { -8 } else { 8 });
+        let victim = ep.offset(-us.forward());
         for from in pawn_attacks(!us, ep) & pawns {
             let occupied = self.occupied().without(from).without(victim).with(ep);
             let attackers = self.attackers_to(king, occupied)
@@ -218,7 +219,7 @@ impl Board {
             }
             let rook = self.castling.rook_square(us, wing);
             let mv = Move::new(king, rook, MoveKind::Castle);
-            let (king_to, rook_to) = self.castling_destinations(mv);
+            let (king_to, rook_to) = mv.castling_destinations();
             let king_path = between(king, king_to) | Bitboard::from_square(king_to);
             let rook_path = between(rook, rook_to) | Bitboard::from_square(rook_to);
             let movers = Bitboard::from_square(king) | Bitboard::from_square(rook);
@@ -267,7 +268,7 @@ impl Board {
             if mv.is_promotion() != (to.rank() == last_rank) {
                 return false;
             }
-            let up: i8 = if us == Color::White { 8 } else { -8 };
+            let up = us.forward();
             let geometry_ok = match mv.kind() {
                 MoveKind::DoublePush => {
                     from.rank() == if us == Color::White { 1 } else { 6 }

@@ -1,7 +1,7 @@
 //! Standard algebraic notation, for PGN books and game records.
 
 use super::Board;
-use crate::types::{Move, PieceType, Square};
+use crate::types::{Move, PieceType, Square, Wing};
 
 impl Board {
     /// Parses SAN (`Nf3`, `exd5`, `e8=Q+`, `O-O`, `Rad1`) and returns the legal move it names.
@@ -12,7 +12,7 @@ impl Board {
             let king_side = text.len() == 3;
             return legal
                 .into_iter()
-                .find(|mv| mv.is_castle() && (mv.to().file() > mv.from().file()) == king_side);
+                .find(|mv| mv.is_castle() && (mv.castling_wing() == Wing::King) == king_side);
         }
         let (body, promotion) = match text.split_once('=') {
             Some((body, piece)) => (body, Some(PieceType::from_letter(piece.chars().next()?)?)),
@@ -61,10 +61,9 @@ impl Board {
             .piece_at(mv.from())
             .map_or(PieceType::Pawn, |p| p.piece_type());
         if mv.is_castle() {
-            san.push_str(if mv.to().file() > mv.from().file() {
-                "O-O"
-            } else {
-                "O-O-O"
+            san.push_str(match mv.castling_wing() {
+                Wing::King => "O-O",
+                Wing::Queen => "O-O-O",
             });
         } else if piece_type == PieceType::Pawn {
             if mv.is_capture() {

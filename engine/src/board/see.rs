@@ -41,13 +41,7 @@ impl Board {
 
         let mut occupied = self.occupied().without(from).without(to);
         if mv.is_en_passant() {
-            occupied = occupied.without(to.offset(
-                if self.side_to_move() == crate::types::Color::White {
-                    -8
-                } else {
-                    8
-                },
-            ));
+            occupied = occupied.without(to.offset(-self.side_to_move().forward()));
         }
         let diagonal = self.pieces(PieceType::Bishop) | self.pieces(PieceType::Queen);
         let straight = self.pieces(PieceType::Rook) | self.pieces(PieceType::Queen);

@@ -45,7 +45,7 @@ impl FeatureDelta {
         let piece = board.piece_at(mv.from()).expect("a move starts on a piece");
         if mv.is_castle() {
             let rook = Piece::new(us, PieceType::Rook);
-            let (king_to, rook_to) = board.castling_destinations(mv);
+            let (king_to, rook_to) = mv.castling_destinations();
             return Self {
                 added: [(piece, king_to), (rook, rook_to)],
                 removed: [(piece, mv.from()), (rook, mv.to())],
@@ -64,7 +64,7 @@ impl FeatureDelta {
         };
         if let Some(victim) = board.captured_piece(mv) {
             let victim_sq = match mv.is_en_passant() {
-                true => mv.to().offset(if us == Color::White { -8 } else { 8 }),
+                true => mv.to().offset(-us.forward()),
                 false => mv.to(),
             };
             delta.removed[1] = (victim, victim_sq);

@@ -6,6 +6,6 @@ mod piece;
 mod square;
 
 pub use bitboard::Bitboard;
-pub use moves::{Move, MoveKind};
+pub use moves::{Move, MoveKind, Wing};
 pub use piece::{Color, Piece, PieceType};
 pub use square::Square;

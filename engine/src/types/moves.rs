@@ -3,6 +3,25 @@ use std::{fmt, num::NonZeroU16};
 use super::{PieceType, Square};
 
 /// What a move does beyond moving a piece from one square to another.
+/// The side a castling move goes to.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Wing {
+    King = 0,
+    Queen = 1,
+}
+
+impl Wing {
+    pub const BOTH: [Self; 2] = [Self::King, Self::Queen];
+
+    /// The files the king and the rook end up on.
+    pub const fn destinations(self) -> (u8, u8) {
+        match self {
+            Self::King => (6, 5),
+            Self::Queen => (2, 3),
+        }
+    }
+}
+
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 #[repr(u8)]
 pub enum MoveKind {
@@ -156,16 +175,32 @@ impl Move {
         })
     }
 
+    /// For a castling move (king takes own rook): the side it castles to.
+    #[inline(always)]
+    pub fn castling_wing(self) -> Wing {
+        if self.to().file() > self.from().file() {
+            Wing::King
+        } else {
+            Wing::Queen
+        }
+    }
+
+    /// For a castling move: where the king and the rook land.
+    #[inline(always)]
+    pub fn castling_destinations(self) -> (Square, Square) {
+        let (king_file, rook_file) = self.castling_wing().destinations();
+        let rank = self.from().rank();
+        (
+            Square::from_coords(king_file, rank),
+            Square::from_coords(rook_file, rank),
+        )
+    }
+
     /// UCI text. Castling is printed king-to-destination unless `chess960`, where UCI asks
     /// for king-takes-rook.
     pub fn to_uci(self, chess960: bool) -> String {
         let to = if self.is_castle() && !chess960 {
-            let file = if self.to().file() > self.from().file() {
-                6
-            } else {
-                2
-            };
-            Square::from_coords(file, self.from().rank())
+            self.castling_destinations().0
         } else {
             self.to()
         };

@@ -10,6 +10,15 @@ pub enum Color {
 impl Color {
     pub const BOTH: [Self; 2] = [Self::White, Self::Black];
 
+    /// The square offset of this side's pawn push: a rank up for White, down for Black.
+    #[inline(always)]
+    pub const fn forward(self) -> i8 {
+        match self {
+            Self::White => 8,
+            Self::Black => -8,
+        }
+    }
+
     #[inline(always)]
     pub const fn index(self) -> usize {
         self as usize
