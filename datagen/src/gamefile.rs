@@ -124,15 +124,17 @@ impl GameReader {
         let offset = self.offset;
         let game = match parse_game(&self.bytes) {
             Ok(game) => game,
-            // A game that does not parse, followed by nothing but zeros, is what a power loss
-            // leaves where a write had not reached the disk: a torn tail.
+            // A game that does not parse, running into zeros that go on to the end of the file,
+            // is what a power loss leaves where a write had not reached the disk: a torn tail.
+            // (Zeros only up to its terminator prove nothing: every game ends in four.)
             Err(reason) => {
+                let all_zero = self.bytes.iter().all(|&b| b == 0);
                 return match self.zeros_to_end()? {
-                    Some(zeros) => {
+                    Some(zeros) if zeros > 0 || all_zero => {
                         self.torn = self.bytes.len() as u64 + zeros;
                         Ok(None)
                     }
-                    None => Err(ReadError::Corrupt {
+                    _ => Err(ReadError::Corrupt {
                         path: self.path.clone(),
                         offset,
                         reason,
