@@ -2,7 +2,6 @@ use std::{fmt, num::NonZeroU16};
 
 use super::{PieceType, Square};
 
-/// What a move does beyond moving a piece from one square to another.
 /// The side a castling move goes to.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub enum Wing {
@@ -22,6 +21,7 @@ impl Wing {
     }
 }
 
+/// What a move does beyond moving a piece from one square to another.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 #[repr(u8)]
 pub enum MoveKind {
