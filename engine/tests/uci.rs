@@ -392,6 +392,25 @@ fn no_legal_move_answers_0000() {
     );
 }
 
+/// `UCI_Chess960` changes castling notation at once, without a new `position`; a position that
+/// only Chess960 can reach keeps king-takes-rook either way.
+#[test]
+fn chess960_option_switches_castling_notation_at_once() {
+    fn castle(engine: &mut EngineProcess, chess960: &str) -> String {
+        engine.send(&format!("setoption name UCI_Chess960 value {chess960}"));
+        engine.send("go depth 1 searchmoves e1g1");
+        engine.read_until("bestmove", 5 * SECOND).pop().unwrap()
+    }
+    let mut engine = EngineProcess::start();
+    engine.send("position fen r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1");
+    assert_eq!(castle(&mut engine, "true"), "bestmove e1h1");
+    assert_eq!(castle(&mut engine, "false"), "bestmove e1g1");
+
+    engine.send("position fen r3k2r/8/8/8/8/8/8/1R2KR2 w KQkq - 0 1");
+    assert_eq!(castle(&mut engine, "false"), "bestmove e1f1");
+    assert_eq!(castle(&mut engine, "true"), "bestmove e1f1");
+}
+
 /// Thousands of mutated command lines: the engine must stay alive and responsive.
 #[test]
 fn survives_random_input() {

@@ -195,11 +195,8 @@ impl Board {
             }
             self.castling.add(color, wing, king, rook);
             self.state.castling_rights |= right(color, wing);
-            // A king off the e-file or a rook off the corner files only happens in Chess960.
-            if king.file() != 4 || (rook.file() != 0 && rook.file() != 7) {
-                self.chess960 = true;
-            }
         }
+        self.chess960 = self.castling_needs_chess960();
         Ok(())
     }
 

@@ -188,6 +188,20 @@ impl Board {
         self.chess960 = chess960;
     }
 
+    /// Whether a castling move here can only be written king-takes-rook: a king that may still
+    /// castle stands off the e-file, or its castling rook off the corner files. Only Chess960
+    /// sets up such positions.
+    pub fn castling_needs_chess960(&self) -> bool {
+        Color::BOTH.into_iter().any(|color| {
+            Wing::BOTH.into_iter().any(|wing| {
+                let rook = self.castling.rook_square(color, wing);
+                self.can_castle(color, wing)
+                    && (self.king_square(color).file() != 4
+                        || (rook.file() != 0 && rook.file() != 7))
+            })
+        })
+    }
+
     /// Plies played since the position the board was set up from.
     pub fn game_ply(&self) -> usize {
         self.history.len()
