@@ -208,17 +208,7 @@ pub fn search(
         shared.stop.store(true, Relaxed);
     });
 
-    let best = threads
-        .iter()
-        .filter(|td| td.completed_depth > 0)
-        .max_by_key(|td| {
-            (
-                td.completed_depth,
-                td.root_moves[0].score,
-                usize::MAX - td.id,
-            )
-        })
-        .unwrap_or(&threads[0]);
+    let best = best_thread(threads);
     let root = &best.root_moves[0];
     SearchResult {
         best_move: Some(root.mv),
@@ -226,5 +216,74 @@ pub fn search(
         score: root.display_score(),
         depth: best.completed_depth,
         nodes: shared.total_nodes(),
+    }
+}
+
+/// The thread whose move is played: the deepest completed iteration, then the best score, then
+/// the lowest id. The score is the one reported: a move not yet searched in an unfinished
+/// iteration keeps its last completed score rather than counting as -INFINITY.
+fn best_thread(threads: &[ThreadData]) -> &ThreadData {
+    threads
+        .iter()
+        .filter(|td| td.completed_depth > 0)
+        .max_by_key(|td| {
+            (
+                td.completed_depth,
+                td.root_moves[0].display_score(),
+                usize::MAX - td.id,
+            )
+        })
+        .unwrap_or(&threads[0])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::score::INFINITY;
+
+    fn thread(
+        id: usize,
+        network: &Network,
+        completed_depth: i32,
+        score: Score,
+        previous: Score,
+    ) -> ThreadData {
+        let mut td = ThreadData::new(id, network);
+        let mut root = RootMove::new(Board::startpos().legal_moves()[id]);
+        root.score = score;
+        root.previous_score = previous;
+        td.root_moves = vec![root];
+        td.completed_depth = completed_depth;
+        td
+    }
+
+    #[test]
+    fn the_deepest_thread_wins_then_the_best_score_then_the_lowest_id() {
+        let network = Network::random(1);
+        let threads = [
+            thread(0, &network, 9, 50, 40),
+            thread(1, &network, 10, 20, 30),
+            thread(2, &network, 10, 25, 30),
+            thread(3, &network, 10, 25, 30),
+        ];
+        assert_eq!(best_thread(&threads).id, 2);
+    }
+
+    #[test]
+    fn an_unsearched_best_move_keeps_its_last_score() {
+        let network = Network::random(1);
+        // Thread 0 was stopped before its first move finished: it still stands on 60.
+        let threads = [
+            thread(0, &network, 10, -INFINITY, 60),
+            thread(1, &network, 10, 20, 30),
+        ];
+        assert_eq!(best_thread(&threads).id, 0);
+    }
+
+    #[test]
+    fn no_completed_iteration_falls_back_to_the_main_thread() {
+        let network = Network::random(1);
+        let threads = [thread(0, &network, 0, 5, 5), thread(1, &network, 0, 9, 9)];
+        assert_eq!(best_thread(&threads).id, 0);
     }
 }
