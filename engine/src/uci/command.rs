@@ -76,6 +76,9 @@ pub fn parse(line: &str, chess960: bool) -> Result<Option<Command>, ParseError> 
         "stop" => Command::Stop,
         "ponderhit" => Command::PonderHit,
         "quit" => Command::Quit,
+        // Valid UCI that asks nothing of this engine: it has no debug output and needs no
+        // registration.
+        "debug" | "register" => return Ok(None),
         "bench" => match rest.first() {
             Some(&"nn") => Command::Bench {
                 depth: None,
@@ -251,6 +254,18 @@ mod tests {
         assert_eq!(go.limits.moves_to_go, Some(3));
         assert_eq!(go.limits.depth, Some(5));
         assert_eq!(go.search_moves, ["e2e4", "d2d4"]);
+    }
+
+    #[test]
+    fn debug_and_register_are_accepted_and_need_nothing() {
+        for line in [
+            "debug on",
+            "debug off",
+            "register later",
+            "register name x code y",
+        ] {
+            assert!(matches!(parse(line, false), Ok(None)), "{line}");
+        }
     }
 
     #[test]
