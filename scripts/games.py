@@ -4,11 +4,19 @@
     scripts/games.py results [--engine NAME] GAMES.pgn [...]   W/D/L and Elo ± 95% per opponent
     scripts/games.py endings [--engine NAME] GAMES.pgn [...]   how games ended, per time control
     scripts/games.py wdl [--engine NAME] GAMES.pgn [...]       how the engine's evals predict results
+    scripts/games.py clock [--engine NAME] GAMES.pgn [...]     how close each side came to losing on time
 
 `endings` is the record of time forfeits, illegal moves and crashes that issue 4 asks to be zero
 over thousands of games: fastchess's `time forfeit`, `illegal move` and `abandoned` (a crash or a
 stall), each split by who lost it (`unknown` when the game was not scored). The engine is
 matched by the prefix of its name.
+
+`clock` replays each side's clock from the time fastchess charged for every move (the
+`{… 0.287s}` comments) the way fastchess keeps it: the increment is granted up front, a
+`moves/time` control adds its time on the move that ends a period, and a side whose clock falls
+below zero has lost on time. Per time control and side it reports the lowest clock each game
+reached, after the move's time was charged and before its increment: a margin of zero
+forfeits means little if games routinely end a few milliseconds from a loss.
 
 `wdl` relates the engine's own evals (fastchess's move comments, `{+0.54/12 0.2s}`, from the
 mover's view) to the games' results: the mover's mean score per eval bucket, and the scale s of
@@ -26,6 +34,9 @@ EVAL = re.compile(r"\{\s*([+-]?\d+\.\d+)/\d+")
 # Movetext tokens: a comment, or a word (a move, a move number such as 12. or 12..., a result).
 TOKEN = re.compile(r"\{[^}]*\}|[^\s{}]+")
 NOT_A_MOVE = re.compile(r"^(\d+\.+|1-0|0-1|1/2-1/2|\*)$")
+# A move's comment: its eval and depth (or "book"), the time it took, and how the game ended.
+MOVE_TIME = re.compile(r"\{[^}]*?(\d+(?:\.\d+)?)s(?:, [^}]*)?\}$")
+CONTROL = re.compile(r"(?:(\d+)/)?(\d+(?:\.\d+)?)(?:\+(\d+(?:\.\d+)?))?")
 ABNORMAL = ("time forfeit", "illegal move", "abandoned")
 SCORE = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
 
@@ -115,6 +126,60 @@ def scored_plies(movetext):
             ply += 1
 
 
+def lowest_clocks(movetext, control, first):
+    """The lowest clock in ms (before increments) that White and Black reached in one game of a
+    `[moves/]seconds[+increment]` control, or None for a side that never moved on the clock."""
+    moves, base, increment = control
+    clocks = [base + increment] * 2
+    moves_left = [moves] * 2
+    lowest = [None, None]
+    ply = -1
+    for token in TOKEN.findall(movetext):
+        if not token.startswith("{"):
+            ply += 0 if NOT_A_MOVE.match(token) else 1
+            continue
+        timed = MOVE_TIME.search(token)
+        if ply < 0 or timed is None:
+            continue  # book moves are played before the clocks start
+        side = (ply + first) % 2
+        if moves and moves_left[side] == 1:
+            moves_left[side] = moves
+            clocks[side] += base
+        elif moves:
+            moves_left[side] -= 1
+        clocks[side] -= round(float(timed.group(1)) * 1000)
+        lowest[side] = clocks[side] if lowest[side] is None else min(lowest[side], clocks[side])
+        clocks[side] = max(clocks[side], 0) + increment
+    return lowest
+
+
+def quantile(values, q):
+    return values[min(len(values) - 1, int(q * len(values)))]
+
+
+def clock(args):
+    """Per time control and side: the distribution of each game's lowest clock."""
+    lows = collections.defaultdict(list)
+    for tags, moves in games_with_moves(args.pgn):
+        match = CONTROL.fullmatch(tags.get("TimeControl", ""))
+        if match is None:
+            continue
+        control = (int(match.group(1) or 0), *(round(float(x or 0) * 1000) for x in match.group(2, 3)))
+        first = 0 if tags.get("FEN") is None or " w " in tags["FEN"] else 1
+        for color, low in zip(("White", "Black"), lowest_clocks(moves, control, first)):
+            if low is not None:
+                who = args.engine if tags.get(color, "").startswith(args.engine) else "opponent"
+                lows[tags["TimeControl"], who].append(low)
+    if not lows:
+        sys.exit("no timed moves found")
+    print("| time control | side | games | lowest (ms) | 1st percentile (ms) | median (ms) | games below 100 ms |")
+    print("|---|---|---:|---:|---:|---:|---:|")
+    for (control, who), values in sorted(lows.items()):
+        values.sort()
+        below = sum(v < 100 for v in values)
+        print(f"| {control} | {who} | {len(values)} | {values[0]} | {quantile(values, 0.01)} | {quantile(values, 0.5)} | {below} |")
+
+
 def wdl(args):
     """The mover's score against its eval, per bucket, and the best-fitting logistic scale."""
     points = []
@@ -158,7 +223,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     commands = {}
-    for name, function in (("results", results), ("endings", endings), ("wdl", wdl)):
+    for name, function in (("results", results), ("endings", endings), ("wdl", wdl), ("clock", clock)):
         commands[name] = sub.add_parser(name)
         commands[name].add_argument("--engine", default="patina", help="whose games (name prefix)")
         commands[name].add_argument("pgn", nargs="+")
