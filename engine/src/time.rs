@@ -158,4 +158,34 @@ mod tests {
             assert!(bank >= 3 * increment, "{start}+{increment}: bank {bank} ms");
         }
     }
+
+    /// The same worst case in a repeating control (`movestogo`), over three periods: spending
+    /// the hard limit every move drains the bank towards the reserve by the period's end, and
+    /// even then a move has 50 ms to spare, less the 1 ms that any move is allowed.
+    #[test]
+    fn every_move_of_a_repeating_control_keeps_the_stall_margin() {
+        let overhead = 10;
+        for (moves, period) in [(40, 10_000), (40, 60_000), (40, 2_000), (5, 1_000)] {
+            let mut bank = period;
+            for played in 0..3 * moves {
+                let moves_to_go = moves - played % moves;
+                let mut limits = Limits::default();
+                limits.time[Color::White.index()] = Some(Duration::from_millis(bank));
+                limits.moves_to_go = Some(moves_to_go as u32);
+                let manager =
+                    TimeManager::new(&limits, Color::White, Duration::from_millis(overhead));
+                let spent = manager.hard.unwrap().as_millis() as u64;
+                assert!(manager.soft.unwrap() <= manager.hard.unwrap());
+                let slack = bank - spent - overhead;
+                assert!(
+                    slack >= 49,
+                    "{moves}/{period}, {moves_to_go} to go: {spent} ms planned from {bank} ms"
+                );
+                bank -= spent;
+                if moves_to_go == 1 {
+                    bank += period;
+                }
+            }
+        }
+    }
 }
