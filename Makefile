@@ -9,6 +9,7 @@ all:
 
 test:
 	cargo test --profile test-release --workspace
+	python3 -m unittest discover -s scripts/tests
 
 clean:
 	cargo clean

@@ -5,6 +5,7 @@
     scripts/games.py endings [--engine NAME] GAMES.pgn [...]   how games ended, per time control
     scripts/games.py wdl [--engine NAME] GAMES.pgn [...]       how the engine's evals predict results
     scripts/games.py clock [--engine NAME] GAMES.pgn [...]     how close each side came to losing on time
+    scripts/games.py sprt [--engine NAME] ELO0 ELO1 GAMES.pgn [...]  one SPRT over several runs' games
 
 `endings` is the record of time forfeits, illegal moves and crashes that issue 4 asks to be zero
 over thousands of games: fastchess's `time forfeit`, `illegal move` and `abandoned` (a crash or a
@@ -17,6 +18,12 @@ matched by the prefix of its name.
 below zero has lost on time. Per time control and side it reports the lowest clock each game
 reached, after the move's time was charged and before its increment: a margin of zero
 forfeits means little if games routinely end a few milliseconds from a loss.
+
+`sprt` pools game pairs (the two games of one opening, `-repeat`) from any number of fastchess
+runs into one pentanomial SPRT, with fastchess's default normalized-Elo model, alpha = beta =
+0.05. It lets a long test run as short, pausable chunks (`FIXED=1 MAX_ROUNDS=25 sprt.sh`) and
+still stop where one uninterrupted fastchess SPRT would. An unfinished pair is left out. Exits
+0 when H1 is accepted, 1 for H0, 3 while undecided, like `sprt.sh`.
 
 `wdl` relates the engine's own evals (fastchess's move comments, `{+0.54/12 0.2s}`, from the
 mover's view) to the games' results: the mover's mean score per eval bucket, and the scale s of
@@ -180,6 +187,77 @@ def clock(args):
         print(f"| {control} | {who} | {len(values)} | {values[0]} | {quantile(values, 0.01)} | {quantile(values, 0.5)} | {below} |")
 
 
+def pentanomial(paths, engine):
+    """Counts of game pairs by the engine's points in the pair: [0, 0.5, 1, 1.5, 2]."""
+    pairs = collections.defaultdict(list)
+    for path in paths:
+        for tags in games([path]):
+            white, result = tags.get("White", ""), tags.get("Result")
+            if result in SCORE:
+                ours = SCORE[result] if white.startswith(engine) else 1 - SCORE[result]
+                pairs[path, tags.get("Round")].append(ours)
+    counts = [0] * 5
+    for points in pairs.values():
+        if len(points) == 2:
+            counts[round(2 * sum(points))] += 1
+    return counts
+
+
+def normalized_llr(counts, elo0, elo1):
+    """The GSPRT log-likelihood ratio of normalized Elo elo1 against elo0 for pentanomial counts:
+    the maximum-likelihood pair-score distributions under each hypothesis, found as in M. Van
+    den Bergh, "Comments on normalized Elo" (section 4.1), compared on the observed pairs."""
+    scores = [0.0, 0.25, 0.5, 0.75, 1.0]
+    observed = [max(c, 1e-3) for c in counts]  # fastchess's regularisation of empty buckets
+    total = sum(observed)
+    observed = [c / total for c in observed]
+
+    def mle(t):
+        p = [0.2] * 5
+        for _ in range(10):
+            mu = sum(a * q for a, q in zip(scores, p))
+            sigma = math.sqrt(sum(q * (a - mu) ** 2 for a, q in zip(scores, p)))
+            phi = [a - 0.5 - 0.5 * t * sigma * (1 + ((a - mu) / sigma) ** 2) for a in scores]
+            # The theta solving sum(p̂ φ / (1 + θ φ)) = 0: the sum falls from +∞ to −∞ between
+            # these bounds, so bisection finds it.
+            low, high = -1 / max(phi), -1 / min(phi)
+            for _ in range(100):
+                theta = (low + high) / 2
+                if sum(q * f / (1 + theta * f) for q, f in zip(observed, phi)) > 0:
+                    low = theta
+                else:
+                    high = theta
+            new = [q / (1 + theta * f) for q, f in zip(observed, phi)]
+            settled = max(abs(a - b) for a, b in zip(new, p)) < 1e-4
+            p = new
+            if settled:
+                break
+        return p
+
+    scale = math.sqrt(2) / (800 / math.log(10))
+    p0, p1 = mle(elo0 * scale), mle(elo1 * scale)
+    return total * sum(q * (math.log(b) - math.log(a)) for q, a, b in zip(observed, p0, p1))
+
+
+def sprt(args):
+    counts = pentanomial(args.pgn, args.engine)
+    pairs = sum(counts)
+    if pairs == 0:
+        sys.exit(f"no finished game pairs of {args.engine} found")
+    scores = [0.0, 0.25, 0.5, 0.75, 1.0]
+    mean = sum(a * c for a, c in zip(scores, counts)) / pairs
+    sd = math.sqrt(sum(c * (a - mean) ** 2 for a, c in zip(scores, counts)) / pairs / pairs)
+    low, high = (elo(min(max(mean + z * sd, 1e-9), 1 - 1e-9)) for z in (-1.96, 1.96))
+    llr = normalized_llr(counts, args.elo0, args.elo1)
+    bound = math.log((1 - 0.05) / 0.05)
+    verdict = "H1 accepted" if llr >= bound else "H0 accepted" if llr <= -bound else "no decision"
+    print(f"Games: {2 * pairs}, Ptnml(0-2): {counts}")
+    print(f"Elo: {elo(mean):+.1f} [{low:+.1f}, {high:+.1f}] (95%)")
+    print(f"LLR: {llr:.2f} ({-bound:.2f}, {bound:.2f}) [{args.elo0:.2f}, {args.elo1:.2f}]")
+    print(f"SPRT: {verdict}")
+    sys.exit(0 if llr >= bound else 1 if llr <= -bound else 3)
+
+
 def wdl(args):
     """The mover's score against its eval, per bucket, and the best-fitting logistic scale."""
     points = []
@@ -223,9 +301,12 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     commands = {}
-    for name, function in (("results", results), ("endings", endings), ("wdl", wdl), ("clock", clock)):
+    for name, function in (("results", results), ("endings", endings), ("wdl", wdl), ("clock", clock), ("sprt", sprt)):
         commands[name] = sub.add_parser(name)
         commands[name].add_argument("--engine", default="patina", help="whose games (name prefix)")
+        if name == "sprt":
+            commands[name].add_argument("elo0", type=float)
+            commands[name].add_argument("elo1", type=float)
         commands[name].add_argument("pgn", nargs="+")
         commands[name].set_defaults(run=function)
     commands["wdl"].add_argument("--min-ply", type=int, default=16, help="skip the opening's plies")

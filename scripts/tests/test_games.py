@@ -1,0 +1,82 @@
+"""games.py against fastchess: its SPRT arithmetic and its clock."""
+
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import games  # noqa: E402
+
+
+def pgn(*games_):
+    """A PGN of (round, white, result, movetext) games between `new` and `base`."""
+    text = []
+    for round_, white, result, moves in games_:
+        black = "base" if white == "new" else "new"
+        text.append(
+            f'[Event "t"]\n[Round "{round_}"]\n[White "{white}"]\n[Black "{black}"]\n'
+            f'[Result "{result}"]\n[TimeControl "1+0.01"]\n\n{moves} {result}\n\n'
+        )
+    return "".join(text)
+
+
+class Sprt(unittest.TestCase):
+    def test_llr_matches_fastchess(self):
+        # Pentanomial counts and the LLR fastchess 1.x printed for them, bounds [0, 10],
+        # normalized model, from the ablation matches in docs/CHANGELOG.md.
+        for counts, llr in [
+            ([1, 11, 34, 33, 21], 2.10),
+            ([13, 20, 37, 24, 6], -0.46),
+            ([22, 31, 25, 15, 7], -1.54),
+            ([0, 2, 15, 26, 49], 2.98),
+            ([0, 4, 13, 20, 13], 1.28),
+        ]:
+            self.assertAlmostEqual(games.normalized_llr(counts, 0, 10), llr, delta=0.006, msg=counts)
+
+    def test_llr_sign_follows_the_evidence(self):
+        even = [10, 40, 100, 40, 10]
+        self.assertLess(games.normalized_llr(even, 0, 5), 0)
+        self.assertGreater(games.normalized_llr(even, -5, 0), 0)
+
+    def test_pairs_are_the_two_games_of_a_round_and_unfinished_pairs_are_left_out(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "games.pgn"
+            path.write_text(pgn(
+                (1, "new", "1-0", "1. e4"),
+                (2, "new", "1/2-1/2", "1. e4"),
+                (1, "base", "1-0", "1. e4"),  # the pair of round 1 completes out of order
+                (2, "base", "0-1", "1. e4"),
+                (3, "new", "0-1", "1. e4"),  # its partner never finished
+            ))
+            # Round 1: a win and a loss (1 point); round 2: a draw and a win (1.5 points).
+            self.assertEqual(games.pentanomial([path], "new"), [0, 0, 1, 1, 0])
+
+
+class Clock(unittest.TestCase):
+    def test_a_forfeit_shows_as_fastchess_reported_it(self):
+        # 1+0.01: the increment is granted up front; Black's second move overruns by 12 ms.
+        moves = "1. e4 {+0.1/5 0.500s} e5 {-0.1/5 0.600s} 2. Nf3 {+0.1/5 0.100s} " \
+                "Nc6 {-0.1/5 0.432s, Black loses on time (12ms overrun)}"
+        # White: 1010 − 500 = 510; + 10 − 100 = 420. Black: 1010 − 600 = 410; + 10 − 432 = −12.
+        self.assertEqual(games.lowest_clocks(moves, (0, 1000, 10), 0), [420, -12])
+
+    def test_book_moves_are_off_the_clock(self):
+        moves = "1. e4 {book} e5 {book} 2. Nf3 {+0.1/5 0.300s} Nc6 {-0.1/5 0.200s}"
+        self.assertEqual(games.lowest_clocks(moves, (0, 1000, 0), 0), [700, 800])
+
+    def test_a_repeating_control_refills_on_the_move_that_ends_the_period(self):
+        # 2 moves in 1 s: fastchess adds the next period before charging the second move.
+        moves = "1. e4 {+0.1/5 0.600s} e5 {-0.1/5 0.100s} 2. Nf3 {+0.1/5 0.500s} " \
+                "Nc6 {-0.1/5 0.100s} 3. Nc3 {+0.1/5 1.800s}"
+        # White: 1000 − 600 = 400; + 1000 − 500 = 900; − 1800 = −900 (lost on time).
+        # Black: 1000 − 100 = 900; + 1000 − 100 = 1800.
+        self.assertEqual(games.lowest_clocks(moves, (2, 1000, 0), 0), [-900, 900])
+
+    def test_black_to_move_first(self):
+        moves = "1... e5 {-0.1/5 0.250s} 2. Nf3 {+0.1/5 0.100s}"
+        self.assertEqual(games.lowest_clocks(moves, (0, 1000, 0), 1), [900, 750])
+
+
+if __name__ == "__main__":
+    unittest.main()
