@@ -218,7 +218,7 @@ impl Engine {
             mut threads,
         } = self.idle.take().expect("prepare left the workers idle");
         let board = self.board.clone();
-        let unbounded = !limits.ends_by_itself();
+        let unbounded = !limits.ends_by_itself(board.side_to_move());
         let running_shared = Arc::clone(&shared);
         let handle = std::thread::spawn(move || {
             let result = thread::search(&shared, &mut threads, &board, &limits, reporter.as_mut());
@@ -265,9 +265,9 @@ impl Engine {
         self.workers();
     }
 
-    /// For when no command can follow (end of input): waits for a search that ends by itself and
-    /// stops one that would not (`go infinite`, a `go` with no limit, or a ponder search no
-    /// `ponderhit` can reach now).
+    /// Brings the engine to idle without cutting a search short: waits for a search that ends by
+    /// itself and stops one that would not (`go infinite`, a `go` with no limit for the side to
+    /// move, or a ponder search, whose `ponderhit` can no longer come first).
     pub fn finish(&mut self) {
         if let Some(Running {
             shared, unbounded, ..

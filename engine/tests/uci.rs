@@ -239,17 +239,20 @@ fn plays_a_legal_game_against_itself() {
         engine.send(&go);
         let reply = engine.read_until("bestmove", 30 * SECOND);
         clocks[ply % 2] -= start.elapsed().as_millis() as i64 - 50;
-        let best = reply
-            .last()
-            .unwrap()
-            .split_whitespace()
-            .nth(1)
-            .unwrap()
-            .to_string();
+        let answer: Vec<&str> = reply.last().unwrap().split_whitespace().collect();
+        let best = answer[1].to_string();
         let mv = board
             .parse_uci_move(&best)
             .unwrap_or_else(|| panic!("illegal {best} in {}", board.to_fen()));
         board.make_move(mv);
+        // The ponder move, where given, must be legal in the position after the best move.
+        if let ["bestmove", _, "ponder", ponder] = answer[..] {
+            assert!(
+                board.parse_uci_move(ponder).is_some(),
+                "illegal ponder move {ponder} in {}",
+                board.to_fen()
+            );
+        }
         moves.push(best);
         assert!(clocks.iter().all(|&c| c > 0), "lost on time");
     }
@@ -276,7 +279,12 @@ fn stop_ends_an_infinite_search_promptly() {
 /// A GUI that dies mid-analysis must not leave the engine searching forever.
 #[test]
 fn end_of_input_stops_an_infinite_search() {
-    for go in ["go infinite", "go ponder wtime 60000 btime 60000"] {
+    // Black to move: White's clock alone does not limit Black's search.
+    for go in [
+        "go infinite",
+        "go ponder wtime 60000 btime 60000",
+        "go wtime 60000",
+    ] {
         let mut engine = EngineProcess::start();
         engine.send("position startpos moves e2e4");
         engine.send(go);
@@ -390,6 +398,45 @@ fn no_legal_move_answers_0000() {
         engine.read_until("bestmove", 5 * SECOND).last().unwrap(),
         "bestmove 0000"
     );
+    // Even with nothing to search, an infinite or ponder search answers only when released.
+    for (go, release) in [
+        ("go infinite", "stop"),
+        ("go ponder wtime 1000 btime 1000", "ponderhit"),
+    ] {
+        engine.send(go);
+        std::thread::sleep(Duration::from_millis(100));
+        engine.send("isready");
+        let early = engine.read_until("readyok", 5 * SECOND);
+        assert!(
+            !early.iter().any(|l| l.starts_with("bestmove")),
+            "{go}: {early:?}"
+        );
+        engine.send(release);
+        assert_eq!(
+            engine.read_until("bestmove", 5 * SECOND).last().unwrap(),
+            "bestmove 0000"
+        );
+    }
+}
+
+/// A command that needs the engine idle lets a search with a limit finish rather than cut it
+/// short; one that only `stop` would end is stopped.
+#[test]
+fn a_command_during_a_finite_search_waits_for_it() {
+    let mut engine = EngineProcess::start();
+    engine.send("go depth 9");
+    engine.send("d");
+    let lines = engine.read_until("bestmove", 30 * SECOND);
+    assert!(
+        lines.iter().any(|l| l.starts_with("info depth 9 ")),
+        "{lines:?}"
+    );
+    engine.read_until("Fen:", 5 * SECOND);
+
+    engine.send("go infinite");
+    engine.send("position startpos moves e2e4");
+    engine.read_until("bestmove", 5 * SECOND);
+    assert!(engine.fen().contains("4P3"));
 }
 
 /// `UCI_Chess960` changes castling notation at once, without a new `position`; a position that
@@ -432,6 +479,10 @@ fn survives_random_input() {
         "setoption name UCI_Chess960 value true",
         "setoption name Move Overhead value 5",
         "setoption name Clear Hash",
+        "setoption name Threads value 2",
+        "setoption name EvalFile value <embedded>",
+        "go ponder wtime 100 btime 100",
+        "go depth 3 searchmoves e2e4 d2d4",
         "ponderhit",
         "eval",
         "d",

@@ -106,10 +106,7 @@ impl ThreadData {
             ));
         }
         if self.is_main() {
-            // UCI forbids answering a ponder or infinite search before `ponderhit`/`stop`.
-            while (self.limits.infinite || shared.pondering.load(Relaxed)) && !shared.stopped() {
-                std::thread::sleep(std::time::Duration::from_millis(1));
-            }
+            shared.hold_answer(&self.limits);
             shared.stop.store(true, Relaxed);
         }
     }
@@ -192,7 +189,7 @@ impl ThreadData {
         }
     }
 
-    fn search_info(
+    pub(crate) fn search_info(
         &self,
         shared: &SharedContext,
         depth: i32,

@@ -10,7 +10,7 @@ pub mod score;
 
 use std::time::{Duration, Instant};
 
-use crate::types::Move;
+use crate::types::{Color, Move};
 use score::Score;
 
 pub use iterate::RootMove;
@@ -59,15 +59,16 @@ impl Default for Limits {
 }
 
 impl Limits {
-    /// Whether the search ends without `stop`: some depth, node, time or clock limit applies
-    /// (`go mate` alone may never find its mate).
-    pub fn ends_by_itself(&self) -> bool {
+    /// Whether a search for `us` ends without `stop`: some depth, node or time limit applies,
+    /// or `us` has a clock (the opponent's clock alone limits nothing; `go mate` alone may never
+    /// find its mate).
+    pub fn ends_by_itself(&self, us: Color) -> bool {
         !self.infinite
             && (self.depth.is_some()
                 || self.nodes.is_some()
                 || self.soft_nodes.is_some()
                 || self.movetime.is_some()
-                || self.time.iter().any(Option::is_some))
+                || self.time[us.index()].is_some())
     }
 
     pub fn depth(depth: i32) -> Self {

@@ -10,7 +10,7 @@ use crate::board::Board;
 use crate::nnue::{AccumulatorStack, Network};
 use crate::search::history::{ContinuationKey, Histories};
 use crate::search::score::Score;
-use crate::search::{Limits, Reporter, RootMove, SearchResult, Silent, MAX_PLY};
+use crate::search::{Limits, Reporter, RootMove, ScoreBound, SearchResult, Silent, MAX_PLY};
 use crate::time::{TimeManager, DEFAULT_MOVE_OVERHEAD};
 use crate::tt::TranspositionTable;
 use crate::types::Move;
@@ -58,6 +58,14 @@ impl SharedContext {
 
     pub fn stopped(&self) -> bool {
         self.stop.load(Relaxed)
+    }
+
+    /// Holds the answer back while UCI forbids it: a `go infinite` until `stop`, a `go ponder`
+    /// until `ponderhit` or `stop`, however soon the search itself ended.
+    pub fn hold_answer(&self, limits: &Limits) {
+        while (limits.infinite || self.pondering.load(Relaxed)) && !self.stopped() {
+            std::thread::sleep(Duration::from_millis(1));
+        }
     }
 }
 
@@ -194,6 +202,7 @@ pub fn search(
         .iter_mut()
         .all(|td| td.prepare(shared, board, limits));
     if !searchable {
+        shared.hold_answer(limits);
         return SearchResult::default();
     }
 
@@ -209,6 +218,10 @@ pub fn search(
     });
 
     let best = best_thread(threads);
+    if !best.is_main() {
+        // The main thread reported its own line: show the one that will be played.
+        reporter.report(&best.search_info(shared, best.completed_depth, 0, ScoreBound::Exact));
+    }
     let root = &best.root_moves[0];
     SearchResult {
         best_move: Some(root.mv),

@@ -102,15 +102,16 @@ impl Uci {
         }
     }
 
-    /// Commands that need the engine idle stop a running search first.
+    /// Commands that need the engine idle first let a running search end: one with a limit
+    /// finishes and answers (as in Stockfish, so a script may send `go depth 8` and then `d`),
+    /// one that only `stop` would end is stopped.
     fn apply(&mut self, command: Command) -> Result<(), String> {
         let needs_idle = !matches!(
             command,
             Command::IsReady | Command::Stop | Command::PonderHit | Command::Uci
         );
         if needs_idle && self.engine.is_searching() {
-            self.engine.stop();
-            self.engine.wait();
+            self.engine.finish();
         }
         match command {
             Command::Uci => self.print_id(),
