@@ -308,6 +308,28 @@ fn end_of_input_lets_a_finite_search_answer() {
 /// `go depth 5` answers after its search; a `go` with no limit cannot end by itself, and with
 /// no input to follow it is stopped at once.
 #[test]
+fn bench_from_the_command_line_is_deterministic() {
+    let run = || {
+        let output = Command::new(env!("CARGO_BIN_EXE_patina"))
+            .args(["bench", "5"])
+            .stdin(Stdio::null())
+            .output()
+            .expect("the engine binary runs");
+        assert!(output.status.success());
+        let stdout = String::from_utf8(output.stdout).unwrap();
+        let last = stdout.lines().last().unwrap_or_default().to_string();
+        let words: Vec<&str> = last.split_whitespace().collect();
+        assert!(
+            matches!(words[..], [nodes, "nodes", nps, "nps"]
+                if nodes.parse::<u64>().is_ok_and(|n| n > 0) && nps.parse::<u64>().is_ok()),
+            "last line: {last}"
+        );
+        words[0].to_string()
+    };
+    assert_eq!(run(), run());
+}
+
+#[test]
 fn go_from_the_command_line_answers() {
     for args in [&["go", "depth", "5"][..], &["go"][..]] {
         let mut child = Command::new(env!("CARGO_BIN_EXE_patina"))

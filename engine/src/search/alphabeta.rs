@@ -2,7 +2,6 @@
 //! parameters, so PV and non-PV logic share one function without runtime flags.
 
 use std::sync::atomic::Ordering::Relaxed;
-use std::sync::LazyLock;
 
 use arrayvec::ArrayVec;
 
@@ -36,19 +35,30 @@ impl NodeType for NonPv {
     const ROOT: bool = false;
 }
 
-/// Late-move reductions by depth and move number: `base + ln(depth)·ln(moves) / divisor`.
-static LMR_TABLE: LazyLock<[[i32; 64]; 64]> = LazyLock::new(|| {
-    let mut table = [[0; 64]; 64];
-    for (depth, row) in table.iter_mut().enumerate().skip(1) {
-        for (moves, r) in row.iter_mut().enumerate().skip(1) {
-            let base = f64::from(params::lmr_base()) / 100.0;
-            *r = (base
-                + (depth as f64).ln() * (moves as f64).ln()
-                    / (f64::from(params::lmr_divisor()) / 100.0)) as i32;
-        }
+/// Late-move reduction at `depth` for the `moves`-th move: `base + ln(depth)·ln(moves) / divisor`.
+fn lmr_formula(depth: usize, moves: usize) -> i32 {
+    if depth == 0 || moves == 0 {
+        return 0;
     }
-    table
-});
+    let base = f64::from(params::lmr_base()) / 100.0;
+    let divisor = f64::from(params::lmr_divisor()) / 100.0;
+    (base + (depth as f64).ln() * (moves as f64).ln() / divisor) as i32
+}
+
+/// The reduction from the formula, looked up in a table built once.
+#[cfg(not(feature = "tune"))]
+fn lmr_reduction(depth: i32, moves: usize) -> i32 {
+    static TABLE: std::sync::LazyLock<[[i32; 64]; 64]> = std::sync::LazyLock::new(|| {
+        std::array::from_fn(|depth| std::array::from_fn(|moves| lmr_formula(depth, moves)))
+    });
+    TABLE[depth.clamp(0, 63) as usize][moves.min(63)]
+}
+
+/// The reduction from the formula, computed each time so that tuned values apply at once.
+#[cfg(feature = "tune")]
+fn lmr_reduction(depth: i32, moves: usize) -> i32 {
+    lmr_formula(depth.clamp(0, 63) as usize, moves.min(63))
+}
 
 /// How often (in nodes) the main thread looks at the clock.
 const TIME_CHECK_INTERVAL: u64 = 1024;
@@ -341,8 +351,7 @@ impl ThreadData {
                 true => self.histories.quiet_score(us, piece, mv, &continuations),
                 false => self.histories.capture.get(&self.board, mv),
             };
-            let lmr_depth =
-                (depth - LMR_TABLE[depth.min(63) as usize][moves_searched.min(63)]).max(0);
+            let lmr_depth = (depth - lmr_reduction(depth, moves_searched)).max(0);
 
             // Shallow-depth pruning, once a move has saved us from being mated.
             if !Node::ROOT && best_score > -MATE_BOUND && self.board.has_non_pawn_material(us) {
@@ -439,7 +448,7 @@ impl ThreadData {
             let mut value = -INFINITY;
             if depth >= 3 && moves_searched > 1 + usize::from(Node::ROOT) {
                 // Late-move reductions (LMR)
-                let mut reduction = LMR_TABLE[depth.min(63) as usize][moves_searched.min(63)];
+                let mut reduction = lmr_reduction(depth, moves_searched);
                 reduction -= i32::from(Node::PV) + i32::from(tt_pv);
                 reduction += i32::from(cut_node) * 2;
                 reduction -= i32::from(improving);
@@ -709,5 +718,36 @@ impl ThreadData {
             .tt
             .store(key, ply, best_move, best_score, raw_eval, 0, bound, tt_pv);
         best_score
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reductions_follow_the_formula() {
+        assert_eq!(lmr_reduction(1, 40), 0);
+        assert_eq!(lmr_reduction(0, 0), 0);
+        for (depth, moves) in [(3, 4), (10, 20), (63, 63), (200, 500)] {
+            assert_eq!(
+                lmr_reduction(depth, moves),
+                lmr_formula(depth.min(63) as usize, moves.min(63))
+            );
+        }
+        assert!(lmr_reduction(20, 30) > lmr_reduction(5, 3));
+    }
+
+    /// SPSA sets the LMR parameters between searches: they must apply at once.
+    #[cfg(feature = "tune")]
+    #[test]
+    fn tuned_lmr_parameters_apply_at_once() {
+        let default = params::lmr_divisor();
+        let before = lmr_reduction(20, 30);
+        // A smaller divisor reduces more: 0.77 + ln 20 · ln 30 / 1.5 = 7.56.
+        assert!(params::set("lmr_divisor", 150));
+        assert_eq!(lmr_reduction(20, 30), 7);
+        assert!(lmr_reduction(20, 30) > before);
+        assert!(params::set("lmr_divisor", default));
     }
 }
