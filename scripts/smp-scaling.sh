@@ -15,12 +15,14 @@ nps() {
     "${HASH:-64}" "$1" "${DEPTH:-14}" | "$patina" | awk '/ nodes .* nps$/ { print $3 }'
 }
 
-one=(); many=()
+one=(); many=(); ratios=()
 for _ in $(seq "${RUNS:-3}"); do
   one+=("$(nps 1)")
   many+=("$(nps "$threads")")
-  echo "1 thread ${one[-1]} nps, $threads threads ${many[-1]} nps"
+  ratios+=("$(echo "scale=3; ${many[-1]} / ${one[-1]}" | bc)")
+  echo "1 thread ${one[-1]} nps, $threads threads ${many[-1]} nps: ${ratios[-1]}x"
 done
 best() { printf '%s\n' "$@" | sort -n | tail -n 1; }
 echo "best: 1 thread $(best "${one[@]}") nps, $threads threads $(best "${many[@]}") nps," \
-  "$(echo "scale=2; $(best "${many[@]}") / $(best "${one[@]}")" | bc)x"
+  "$(echo "scale=2; $(best "${many[@]}") / $(best "${one[@]}")" | bc)x;" \
+  "mean of the pairs $(printf '%s\n' "${ratios[@]}" | awk '{ s += $1 } END { printf "%.2f", s / NR }')x"
