@@ -187,6 +187,25 @@ fn bad_input_is_reported_and_the_last_good_state_kept() {
     );
 }
 
+/// A refused `setoption` leaves the option's earlier value in force.
+#[test]
+fn a_refused_option_value_keeps_the_old_one() {
+    let mut engine = EngineProcess::start();
+    engine.send("setoption name MultiPV value 2");
+    for bad in ["0", "many", "300"] {
+        engine.send(&format!("setoption name MultiPV value {bad}"));
+        engine.read_until("info string error", 5 * SECOND);
+    }
+    engine.send("go depth 3");
+    let lines = engine.read_until("bestmove", 30 * SECOND);
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("info depth 3 ") && l.contains(" multipv 2 ")),
+        "{lines:?}"
+    );
+}
+
 #[test]
 fn a_wrong_net_file_is_refused() {
     let path = std::env::temp_dir().join(format!("patina-bad-net-{}.nnue", std::process::id()));
