@@ -260,7 +260,7 @@ impl ThreadData {
             }
 
             // Razoring: far below alpha, only captures could save the position.
-            if depth <= 3 && eval + params::razor_margin() * depth < alpha {
+            if depth <= params::razor_depth() && eval + params::razor_margin() * depth < alpha {
                 let value = self.quiescence::<NonPv>(shared, alpha, alpha + 1, ply);
                 if value <= alpha {
                     return value;
@@ -272,7 +272,8 @@ impl ThreadData {
             let after_null = ply > 0 && self.stack[ply - 1].played.is_none();
             if depth >= 3
                 && eval >= beta
-                && static_eval >= beta - 20 * depth + 160
+                && static_eval
+                    >= beta - params::nmp_eval_per_depth() * depth + params::nmp_eval_offset()
                 && !after_null
                 && ply >= self.nmp_min_ply
                 && self.board.has_non_pawn_material(self.board.side_to_move())
@@ -322,7 +323,7 @@ impl ThreadData {
 
         // Internal iterative reduction (IIR): without a table move this node was never searched
         // deeply, so search it shallower first and let the table fill.
-        if depth >= 4 && tt_move.is_none() && (Node::PV || cut_node) {
+        if depth >= params::iir_min_depth() && tt_move.is_none() && (Node::PV || cut_node) {
             depth -= 1;
         }
 
@@ -450,7 +451,7 @@ impl ThreadData {
                 // Late-move reductions (LMR)
                 let mut reduction = lmr_reduction(depth, moves_searched);
                 reduction -= i32::from(Node::PV) + i32::from(tt_pv);
-                reduction += i32::from(cut_node) * 2;
+                reduction += i32::from(cut_node) * params::lmr_cut_node();
                 reduction -= i32::from(improving);
                 reduction -= i32::from(self.board.in_check());
                 reduction -= history / params::lmr_history_divisor();

@@ -52,11 +52,15 @@ macro_rules! parameters {
 parameters! {
     aspiration_window: 20, 5, 60;
     razor_margin: 250, 100, 500;
+    razor_depth: 3, 1, 6;
     rfp_depth: 8, 4, 12;
     rfp_margin: 80, 30, 150;
     nmp_base_reduction: 4, 2, 6;
     nmp_depth_divisor: 3, 2, 6;
     nmp_eval_divisor: 200, 100, 400;
+    nmp_eval_per_depth: 20, 0, 60;
+    nmp_eval_offset: 160, 0, 400;
+    iir_min_depth: 4, 2, 8;
     lmp_base: 3, 1, 8;
     futility_base: 100, 30, 250;
     futility_per_depth: 100, 40, 200;
@@ -66,6 +70,7 @@ parameters! {
     lmr_base: 77, 40, 120;
     lmr_divisor: 226, 150, 350;
     lmr_history_divisor: 8192, 4000, 16000;
+    lmr_cut_node: 2, 0, 4;
     singular_min_depth: 8, 5, 12;
     double_extension_margin: 20, 5, 50;
     history_bonus_scale: 300, 100, 500;
