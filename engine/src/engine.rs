@@ -98,7 +98,7 @@ impl Engine {
     }
 
     pub fn set_board(&mut self, mut board: Board) {
-        board.set_chess960(self.options.chess960 || board.castling_needs_chess960());
+        board.set_chess960(self.options.chess960);
         self.board = board;
     }
 
@@ -173,8 +173,7 @@ impl Engine {
     pub fn set_chess960(&mut self, chess960: bool) {
         self.options.chess960 = chess960;
         // Applies at once: a GUI may switch it off and search without a new `position`.
-        self.board
-            .set_chess960(chess960 || self.board.castling_needs_chess960());
+        self.board.set_chess960(chess960);
     }
 
     /// Loads a net file; on any error the current net stays in use.

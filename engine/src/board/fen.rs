@@ -196,7 +196,7 @@ impl Board {
             self.castling.add(color, wing, king, rook);
             self.state.castling_rights |= right(color, wing);
         }
-        self.chess960 = self.castling_needs_chess960();
+        self.set_chess960(false);
         Ok(())
     }
 

@@ -183,15 +183,16 @@ impl Board {
         self.chess960
     }
 
-    /// Chess960 affects only move notation: castling as king-takes-rook (FENs are X-FEN either way).
+    /// Chess960 affects only move notation: castling as king-takes-rook (FENs are X-FEN either
+    /// way). A position whose castling only Chess960 can set up keeps that notation regardless.
     pub fn set_chess960(&mut self, chess960: bool) {
-        self.chess960 = chess960;
+        self.chess960 = chess960 || self.castling_needs_chess960();
     }
 
     /// Whether a castling move here can only be written king-takes-rook: a king that may still
     /// castle stands off the e-file, or its castling rook off the corner files. Only Chess960
     /// sets up such positions.
-    pub fn castling_needs_chess960(&self) -> bool {
+    fn castling_needs_chess960(&self) -> bool {
         Color::BOTH.into_iter().any(|color| {
             Wing::BOTH.into_iter().any(|wing| {
                 let rook = self.castling.rook_square(color, wing);

@@ -79,7 +79,7 @@ fn parse_game(text: &str) -> Result<PgnGame, String> {
     }
     let mut board =
         Board::from_fen(fen.as_deref().unwrap_or(START_FEN)).map_err(|e| e.to_string())?;
-    board.set_chess960(chess960 || board.is_chess960());
+    board.set_chess960(chess960);
     let start = board.clone();
     let mut moves: Vec<(Move, Option<String>)> = Vec::new();
     let mut chars = movetext.char_indices().peekable();

@@ -136,7 +136,7 @@ fn parse_position(tokens: &[&str], chess960: bool) -> Result<Board, ParseError> 
         Some(&"fen") => Board::from_fen(&tokens[1..moves_at].join(" "))?,
         _ => return Err(ParseError::PositionKind),
     };
-    board.set_chess960(chess960 || board.castling_needs_chess960());
+    board.set_chess960(chess960);
     for text in tokens.iter().skip(moves_at + 1) {
         let mv = board
             .parse_uci_move(text)
