@@ -235,7 +235,6 @@ impl ThreadData {
         }
         self.stack[ply].static_eval = static_eval;
         self.stack[ply + 1].killer = None;
-        self.stack[ply + 2].double_extensions = 0;
 
         // Improving: the position got better for us since our last move, so pruning can be bolder.
         let improving = match static_eval {
@@ -283,6 +282,7 @@ impl ThreadData {
                     + depth / params::nmp_depth_divisor()
                     + ((eval - beta) / params::nmp_eval_divisor()).min(3);
                 self.stack[ply].played = None;
+                self.stack[ply + 1].double_extensions = self.stack[ply].double_extensions;
                 self.board.make_null_move();
                 let value = -self.negamax::<NonPv>(
                     shared,
@@ -417,14 +417,12 @@ impl ThreadData {
                 self.stack[ply].excluded = None;
                 if value < singular_beta {
                     extension = 1;
-                    // Double extension, limited so the tree cannot explode.
+                    // Double extension, limited per path so the tree cannot explode.
                     if !Node::PV
                         && value < singular_beta - params::double_extension_margin()
                         && self.stack[ply].double_extensions < 6
                     {
                         extension = 2;
-                        self.stack[ply + 1].double_extensions =
-                            self.stack[ply].double_extensions + 1;
                     }
                 } else if singular_beta >= beta {
                     // Multi-cut: several moves beat beta, so this node will too.
@@ -435,6 +433,8 @@ impl ThreadData {
                 }
             }
 
+            self.stack[ply + 1].double_extensions =
+                self.stack[ply].double_extensions + i32::from(extension == 2);
             self.make_move(shared, mv, ply);
             // Check extension
             if extension == 0 && self.board.in_check() && depth < 2 * MAX_PLY as i32 / 3 {
