@@ -6,6 +6,8 @@
     scripts/games.py wdl [--engine NAME] GAMES.pgn [...]       how the engine's evals predict results
     scripts/games.py clock [--engine NAME] GAMES.pgn [...]     how close each side came to losing on time
     scripts/games.py sprt [--engine NAME] ELO0 ELO1 GAMES.pgn [...]  one SPRT over several runs' games
+    scripts/games.py tally [--engine NAME] --ledger FILE GAMES.pgn [...]  one ledger row for these games
+    scripts/games.py ledger [--sprt ELO0 ELO1] FILE            a ledger's rows pooled
 
 `endings` is the record of time forfeits, illegal moves and crashes that issue 4 asks to be zero
 over thousands of games: fastchess's `time forfeit`, `illegal move` and `abandoned` (a crash or a
@@ -25,6 +27,13 @@ runs into one pentanomial SPRT, with fastchess's default normalized-Elo model, a
 still stop where one uninterrupted fastchess SPRT would. An unfinished pair is left out. Exits
 0 when H1 is accepted, 1 for H0, 3 while undecided, like `sprt.sh`.
 
+`tally` and `ledger` keep a long match's record in a few bytes per chunk: `tally` appends one
+tab-separated row (results, game pairs by points, abnormal endings by side, each side's lowest
+clock) for one chunk's PGN to a ledger, and `ledger` pools every row into the totals, the Elo
+and, with `--sprt`, the LLR that `sprt` would give for all the chunks' PGNs together. The
+ledger lives in the repository (`docs/matches/`) while the PGNs stay on the machine that played
+them, so the record outlives the machine.
+
 `wdl` relates the engine's own evals (fastchess's move comments, `{+0.54/12 0.2s}`, from the
 mover's view) to the games' results: the mover's mean score per eval bucket, and the scale s of
 the logistic score = 1 / (1 + e^(−cp/s)) that fits them best. Tuning search margins, or
@@ -32,9 +41,11 @@ normalising the eval, starts from knowing what a centipawn of this net is worth.
 """
 import argparse
 import collections
+import csv
 import math
 import re
 import sys
+import time
 
 TAG = re.compile(r'^\[(\w+) "(.*)"\]\s*$')
 EVAL = re.compile(r"\{\s*([+-]?\d+\.\d+)/\d+")
@@ -97,24 +108,29 @@ def results(args):
         print(f"| {opponent} | {n} | {w} / {d} / {l} | {100 * s:.1f}% | {elo(s):+.0f} [{low:+.0f}, {high:+.0f}] |")
 
 
+def ending(tags, engine):
+    """How a game ended: None if normally or by adjudication, else (kind, who lost it), with
+    `who` one of "engine", "opponent" and "unknown" (the game was not scored)."""
+    kind = tags.get("Termination", "normal")
+    if kind not in ABNORMAL:
+        return None
+    loser = {"1-0": tags.get("Black"), "0-1": tags.get("White")}.get(tags.get("Result"))
+    return kind, "unknown" if loser is None else "engine" if loser.startswith(engine) else "opponent"
+
+
 def endings(args):
     counts = collections.defaultdict(collections.Counter)
     for tags in games(args.pgn):
         control = counts[tags.get("TimeControl", "?")]
         control["games"] += 1
-        ending = tags.get("Termination", "normal")
-        if ending in ABNORMAL:
-            loser = {"1-0": tags.get("Black"), "0-1": tags.get("White")}.get(tags.get("Result"))
-            who = "unknown" if loser is None else args.engine if loser.startswith(args.engine) else "opponent"
-            control[f"{ending} ({who})"] += 1
-        else:
-            control["normal or adjudicated"] += 1
+        control[ending(tags, args.engine)] += 1
     if not counts:
         sys.exit("no games found")
-    columns = ["games", "normal or adjudicated"] + [
-        f"{ending} ({who})" for ending in ABNORMAL for who in (args.engine, "opponent", "unknown")
+    columns = ["games", None] + [(kind, who) for kind in ABNORMAL for who in ("engine", "opponent", "unknown")]
+    names = ["games", "normal or adjudicated"] + [
+        f"{kind} ({args.engine if who == 'engine' else who})" for kind, who in columns[2:]
     ]
-    print("| time control | " + " | ".join(columns) + " |")
+    print("| time control | " + " | ".join(names) + " |")
     print("|---" * (len(columns) + 1) + "|")
     for control, count in sorted(counts.items()):
         print(f"| {control} | " + " | ".join(str(count[c]) for c in columns) + " |")
@@ -164,19 +180,26 @@ def quantile(values, q):
     return values[min(len(values) - 1, int(q * len(values)))]
 
 
+def game_lows(tags, moves, engine):
+    """(side, lowest clock) for each side of one game that moved on a parseable clock."""
+    match = CONTROL.fullmatch(tags.get("TimeControl", ""))
+    if match is None:
+        return []
+    control = (int(match.group(1) or 0), *(round(float(x or 0) * 1000) for x in match.group(2, 3)))
+    first = 0 if tags.get("FEN") is None or " w " in tags["FEN"] else 1
+    lows = []
+    for color, low in zip(("White", "Black"), lowest_clocks(moves, control, first)):
+        if low is not None:
+            lows.append((engine if tags.get(color, "").startswith(engine) else "opponent", low))
+    return lows
+
+
 def clock(args):
     """Per time control and side: the distribution of each game's lowest clock."""
     lows = collections.defaultdict(list)
     for tags, moves in games_with_moves(args.pgn):
-        match = CONTROL.fullmatch(tags.get("TimeControl", ""))
-        if match is None:
-            continue
-        control = (int(match.group(1) or 0), *(round(float(x or 0) * 1000) for x in match.group(2, 3)))
-        first = 0 if tags.get("FEN") is None or " w " in tags["FEN"] else 1
-        for color, low in zip(("White", "Black"), lowest_clocks(moves, control, first)):
-            if low is not None:
-                who = args.engine if tags.get(color, "").startswith(args.engine) else "opponent"
-                lows[tags["TimeControl"], who].append(low)
+        for who, low in game_lows(tags, moves, args.engine):
+            lows[tags["TimeControl"], who].append(low)
     if not lows:
         sys.exit("no timed moves found")
     print("| time control | side | games | lowest (ms) | 1st percentile (ms) | median (ms) | games below 100 ms |")
@@ -239,23 +262,97 @@ def normalized_llr(counts, elo0, elo1):
     return total * sum(q * (math.log(b) - math.log(a)) for q, a, b in zip(observed, p0, p1))
 
 
-def sprt(args):
-    counts = pentanomial(args.pgn, args.engine)
+def report_pairs(counts, bounds):
+    """Prints the Elo of pentanomial counts and, given (elo0, elo1), the SPRT's LLR and verdict;
+    returns sprt.sh's exit code: 0 for H1, 1 for H0, 3 while undecided or without bounds."""
     pairs = sum(counts)
-    if pairs == 0:
-        sys.exit(f"no finished game pairs of {args.engine} found")
     scores = [0.0, 0.25, 0.5, 0.75, 1.0]
     mean = sum(a * c for a, c in zip(scores, counts)) / pairs
     sd = math.sqrt(sum(c * (a - mean) ** 2 for a, c in zip(scores, counts)) / pairs / pairs)
     low, high = (elo(min(max(mean + z * sd, 1e-9), 1 - 1e-9)) for z in (-1.96, 1.96))
-    llr = normalized_llr(counts, args.elo0, args.elo1)
-    bound = math.log((1 - 0.05) / 0.05)
-    verdict = "H1 accepted" if llr >= bound else "H0 accepted" if llr <= -bound else "no decision"
     print(f"Games: {2 * pairs}, Ptnml(0-2): {counts}")
     print(f"Elo: {elo(mean):+.1f} [{low:+.1f}, {high:+.1f}] (95%)")
-    print(f"LLR: {llr:.2f} ({-bound:.2f}, {bound:.2f}) [{args.elo0:.2f}, {args.elo1:.2f}]")
+    if bounds is None:
+        return 3
+    llr = normalized_llr(counts, *bounds)
+    bound = math.log((1 - 0.05) / 0.05)
+    verdict = "H1 accepted" if llr >= bound else "H0 accepted" if llr <= -bound else "no decision"
+    print(f"LLR: {llr:.2f} ({-bound:.2f}, {bound:.2f}) [{bounds[0]:.2f}, {bounds[1]:.2f}]")
     print(f"SPRT: {verdict}")
-    sys.exit(0 if llr >= bound else 1 if llr <= -bound else 3)
+    return 0 if llr >= bound else 1 if llr <= -bound else 3
+
+
+def sprt(args):
+    counts = pentanomial(args.pgn, args.engine)
+    if sum(counts) == 0:
+        sys.exit(f"no finished game pairs of {args.engine} found")
+    sys.exit(report_pairs(counts, (args.elo0, args.elo1)))
+
+
+def ledger_column(kind, who):
+    return f"{kind.replace(' ', '_')}_{who}"
+
+
+# A ledger row: when it was tallied, then counts that add up over rows, then the lowest clocks.
+LEDGER_COUNTS = (
+    ["games", "wins", "draws", "losses"]
+    + [f"pairs_{points}" for points in ("0", "0.5", "1", "1.5", "2")]
+    + [ledger_column(kind, who) for kind in ABNORMAL for who in ("engine", "opponent", "unknown")]
+)
+LEDGER_COLUMNS = ["tallied", "time_control"] + LEDGER_COUNTS + ["lowest_clock_engine", "lowest_clock_opponent"]
+
+
+def tally(args):
+    """Appends one ledger row summarising the games, from the engine's side."""
+    row = collections.Counter()
+    controls, lows = set(), {args.engine: [], "opponent": []}
+    for tags, moves in games_with_moves(args.pgn):
+        row["games"] += 1
+        controls.add(tags.get("TimeControl", "?"))
+        if tags.get("Result") in SCORE:
+            ours = SCORE[tags["Result"]] if tags.get("White", "").startswith(args.engine) else 1 - SCORE[tags["Result"]]
+            row[("losses", "draws", "wins")[int(2 * ours)]] += 1
+        abnormal = ending(tags, args.engine)
+        if abnormal is not None:
+            row[ledger_column(*abnormal)] += 1
+        for who, low in game_lows(tags, moves, args.engine):
+            lows[who].append(low)
+    if row["games"] == 0:
+        sys.exit("no games found")
+    for points, count in zip(("0", "0.5", "1", "1.5", "2"), pentanomial(args.pgn, args.engine)):
+        row[f"pairs_{points}"] = count
+    fields = [time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), ",".join(sorted(controls))]
+    fields += [str(row[column]) for column in LEDGER_COUNTS]
+    fields += [str(min(lows[who])) if lows[who] else "-" for who in (args.engine, "opponent")]
+    with open(args.ledger, "a+", encoding="utf-8") as ledger:
+        ledger.seek(0)
+        if not any(not line.startswith("#") for line in ledger):
+            ledger.write("\t".join(LEDGER_COLUMNS) + "\n")
+        ledger.write("\t".join(fields) + "\n")
+
+
+def ledger(args):
+    """Totals over every row of a ledger: results, abnormal endings, lowest clocks, Elo, LLR."""
+    totals, lowest, controls, rows = collections.Counter(), {}, set(), 0
+    with open(args.ledger[0], encoding="utf-8") as file:
+        for record in csv.DictReader((line for line in file if not line.startswith("#")), delimiter="\t"):
+            rows += 1
+            controls.add(record["time_control"])
+            totals.update({column: int(record[column]) for column in LEDGER_COUNTS})
+            for side in ("engine", "opponent"):
+                value = record[f"lowest_clock_{side}"]
+                if value != "-":
+                    lowest[side] = min(lowest.get(side, int(value)), int(value))
+    if rows == 0:
+        sys.exit(f"{args.ledger[0]}: no rows")
+    print(f"{rows} chunks, time control {', '.join(sorted(controls))}")
+    print(f"W/D/L: {totals['wins']}/{totals['draws']}/{totals['losses']}")
+    print("abnormal endings: " + ", ".join(f"{c} {totals[c]}" for c in LEDGER_COUNTS[9:]))
+    print("lowest clock (ms): " + ", ".join(f"{side} {value}" for side, value in sorted(lowest.items())))
+    counts = [totals[f"pairs_{points}"] for points in ("0", "0.5", "1", "1.5", "2")]
+    if sum(counts) == 0:
+        sys.exit("no finished game pairs")
+    sys.exit(report_pairs(counts, args.sprt))
 
 
 def wdl(args):
@@ -301,7 +398,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     commands = {}
-    for name, function in (("results", results), ("endings", endings), ("wdl", wdl), ("clock", clock), ("sprt", sprt)):
+    for name, function in (
+        ("results", results), ("endings", endings), ("wdl", wdl), ("clock", clock), ("sprt", sprt), ("tally", tally),
+    ):
         commands[name] = sub.add_parser(name)
         commands[name].add_argument("--engine", default="patina", help="whose games (name prefix)")
         if name == "sprt":
@@ -311,6 +410,11 @@ def main():
         commands[name].set_defaults(run=function)
     commands["wdl"].add_argument("--min-ply", type=int, default=16, help="skip the opening's plies")
     commands["wdl"].add_argument("--max-cp", type=float, default=1000, help="skip larger evals")
+    commands["tally"].add_argument("--ledger", required=True, help="the ledger to append the row to")
+    commands["ledger"] = sub.add_parser("ledger")
+    commands["ledger"].add_argument("--sprt", nargs=2, type=float, metavar=("ELO0", "ELO1"), help="SPRT bounds")
+    commands["ledger"].add_argument("ledger", nargs=1)
+    commands["ledger"].set_defaults(run=ledger)
     args = parser.parse_args()
     args.run(args)
 

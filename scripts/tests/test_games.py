@@ -1,5 +1,8 @@
 """games.py against fastchess: its SPRT arithmetic and its clock."""
 
+import contextlib
+import io
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -9,16 +12,26 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import games  # noqa: E402
 
 
+SCRIPT = Path(__file__).resolve().parent.parent / "games.py"
+
+
 def pgn(*games_):
-    """A PGN of (round, white, result, movetext) games between `new` and `base`."""
+    """A PGN of (round, white, result, movetext[, termination]) games between `new` and `base`."""
     text = []
-    for round_, white, result, moves in games_:
+    for round_, white, result, moves, *termination in games_:
         black = "base" if white == "new" else "new"
+        ending = f'[Termination "{termination[0]}"]\n' if termination else ""
         text.append(
             f'[Event "t"]\n[Round "{round_}"]\n[White "{white}"]\n[Black "{black}"]\n'
-            f'[Result "{result}"]\n[TimeControl "1+0.01"]\n\n{moves} {result}\n\n'
+            f'[Result "{result}"]\n{ending}[TimeControl "1+0.01"]\n\n{moves} {result}\n\n'
         )
     return "".join(text)
+
+
+def games_py(*args):
+    """Runs games.py as the scripts do; returns (exit code, standard output)."""
+    done = subprocess.run([sys.executable, str(SCRIPT), *map(str, args)], capture_output=True, text=True)
+    return done.returncode, done.stdout
 
 
 class Sprt(unittest.TestCase):
@@ -51,6 +64,49 @@ class Sprt(unittest.TestCase):
             ))
             # Round 1: a win and a loss (1 point); round 2: a draw and a win (1.5 points).
             self.assertEqual(games.pentanomial([path], "new"), [0, 0, 1, 1, 0])
+
+
+class Ledger(unittest.TestCase):
+    CHUNKS = [
+        pgn(
+            (1, "new", "1-0", "1. e4 {+0.1/5 0.300s}"),
+            (1, "base", "1/2-1/2", "1. e4 {+0.1/5 0.200s}"),
+            (2, "new", "0-1", "1. e4 {+0.1/5 0.990s} e5 {-0.1/5 0.100s, White loses on time}", "time forfeit"),
+            (2, "base", "0-1", "1. d4 {+0.1/5 0.100s}"),
+        ),
+        pgn(
+            (1, "new", "1/2-1/2", "1. c4 {+0.1/5 0.400s}"),
+            (1, "base", "0-1", "1. c4 {+0.1/5 0.050s} c5 {-0.1/5 0.700s}", "illegal move"),
+        ),
+    ]
+
+    def test_pooled_rows_agree_with_the_games_themselves(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            paths = []
+            for number, text in enumerate(self.CHUNKS):
+                paths.append(Path(tmp) / f"chunk-{number}.pgn")
+                paths[-1].write_text(text)
+                self.assertEqual(games_py("tally", "--engine", "new", "--ledger", Path(tmp) / "ledger.tsv", paths[-1])[0], 0)
+            rows = (Path(tmp) / "ledger.tsv").read_text().splitlines()
+            self.assertEqual(len(rows), 3, "a header and a row per chunk")
+            code, pooled = games_py("ledger", "--sprt", -5, 0, Path(tmp) / "ledger.tsv")
+            _, direct = games_py("sprt", "--engine", "new", -5, 0, *paths)
+        # The same Elo, pentanomial and LLR as the SPRT over the chunks' PGNs, and its exit code.
+        self.assertEqual(code, 3)
+        self.assertIn(direct, pooled)
+        # Pairs of new's points: 1 + ½, 0 + 1, then ½ + 1.
+        self.assertIn("Ptnml(0-2): [0, 0, 1, 2, 0]", pooled)
+        self.assertIn("W/D/L: 3/2/1", pooled)
+        self.assertIn("time_forfeit_engine 1, time_forfeit_opponent 0", pooled)
+        self.assertIn("illegal_move_engine 0, illegal_move_opponent 1", pooled)
+        # Lowest clocks: new 1010 − 990 = 20 (its forfeit); base 1010 − 200 = 810.
+        self.assertIn("lowest clock (ms): engine 20, opponent 810", pooled)
+
+    def test_an_empty_ledger_is_an_error(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            (Path(tmp) / "ledger.tsv").write_text("\t".join(games.LEDGER_COLUMNS) + "\n")
+            code, _ = games_py("ledger", Path(tmp) / "ledger.tsv")
+        self.assertNotEqual(code, 0)
 
 
 class Clock(unittest.TestCase):
