@@ -68,10 +68,10 @@ impl TimeManager {
             }
             None => {
                 let cap = available.mul_f64(SUDDEN_DEATH_MAX_SHARE);
-                let soft = available.mul_f64(f64::from(params::tm_soft_percent()) / 1000.0)
+                let soft = available.mul_f64(f64::from(params::tm_soft_permille()) / 1000.0)
                     + increment.mul_f64(f64::from(params::tm_increment_percent()) / 100.0);
                 let hard =
-                    available.mul_f64(f64::from(params::tm_hard_percent()) / 1000.0) + increment;
+                    available.mul_f64(f64::from(params::tm_hard_permille()) / 1000.0) + increment;
                 (soft.min(cap), hard.min(cap))
             }
         };
@@ -107,7 +107,9 @@ impl TimeManager {
     pub fn soft_limit_reached(&self, stability: usize, best_move_nodes: f64) -> bool {
         let Some(soft) = self.soft else { return false };
         let stability_scale = [2.0, 1.5, 1.15, 0.95, 0.85, 0.75][stability.min(5)];
-        let node_scale = ((1.5 - best_move_nodes) * 1.35).clamp(0.5, 1.8);
+        let offset = f64::from(params::tm_node_offset_percent()) / 100.0;
+        let scale = f64::from(params::tm_node_scale_percent()) / 100.0;
+        let node_scale = ((offset - best_move_nodes) * scale).clamp(0.5, 1.8);
         self.elapsed() >= soft.mul_f64(stability_scale * node_scale)
     }
 }

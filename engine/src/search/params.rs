@@ -77,7 +77,9 @@ parameters! {
     history_bonus_offset: 250, 0, 500;
     history_bonus_max: 2500, 1000, 4000;
     correction_weight: 256, 64, 512;
-    tm_soft_percent: 50, 30, 100;
+    tm_soft_permille: 50, 30, 100;
     tm_increment_percent: 85, 50, 100;
-    tm_hard_percent: 250, 150, 500;
+    tm_hard_permille: 250, 150, 500;
+    tm_node_offset_percent: 150, 100, 200;
+    tm_node_scale_percent: 135, 50, 250;
 }
