@@ -1,41 +1,60 @@
 #!/usr/bin/env bash
 # A long fixed-length match of NEW against BASE, played in short chunks, each summarised as one
-# row of a ledger kept in the repository (`scripts/games.py tally`). Run it again and it goes on
-# after the last recorded chunk, so the count outlives a pause, a restart or the machine itself;
-# a chunk cut short is played again.
+# row of a ledger (`scripts/games.py tally`). Commit the ledger (under docs/matches/) as it grows
+# and the count outlives a pause, a restart or the machine itself: run the script again and it
+# goes on after the last recorded chunk. A chunk cut short is not recorded; the next run plays
+# it again.
 #
 #   scripts/chunks.sh LEDGER NEW_BINARY BASE_BINARY
 #   scripts/games.py ledger [--sprt ELO0 ELO1] LEDGER      the totals so far
 #
-# Environment: GAMES (2000 in all), CHUNK (50 games), DATA (the chunks' PGNs and logs,
+# Environment: GAMES (2000 in all), CHUNK (50 games, even), DATA (the chunks' PGNs and logs,
 # ~/patina-data/chunks/<ledger name>), and what scripts/sprt.sh reads (TC, HASH, BOOK, ...).
 # Between chunks, a file DATA/pause holds the match and DATA/stop ends it. The ledger's first
-# line names the engines by bench signature and the time control; other binaries are refused.
+# line identifies both binaries and the settings; a run that differs from it is refused.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+mkdir -p "$(dirname "$1")"
 ledger=$(realpath "$1"); new=$(realpath "$2"); base=$(realpath "$3")
 games=${GAMES:-2000}; chunk=${CHUNK:-50}
 data=${DATA:-$HOME/patina-data/chunks/$(basename "$ledger" .tsv)}
-mkdir -p "$data" "$(dirname "$ledger")"
+mkdir -p "$data"
+exec 9> "$data/lock"
+flock -n 9 || { echo "another chunks.sh is playing into $data" >&2; exit 2; }
 
-signature() { "$1" bench | tail -1 | cut -d' ' -f1; }
-identity="# new $(signature "$new"), base $(signature "$base"), tc ${TC:-8+0.08}, hash ${HASH:-16}, threads ${THREADS:-1}"
+# Waits while DATA/pause exists; false once DATA/stop does.
+hold() {
+  while [ -e "$data/pause" ] && [ ! -e "$data/stop" ]; do sleep 10; done
+  [ ! -e "$data/stop" ]
+}
+
+# Bench signature and the start of the file's hash: the signature alone is shared by builds
+# that differ only outside the search, such as time management.
+identify() { echo "$("$1" bench | tail -1 | cut -d' ' -f1) $(sha256sum "$1" | cut -c1-12)"; }
+hold || { echo "stopped ($data/stop)"; exit 0; }
+identity="# new $(identify "$new"), base $(identify "$base"), tc ${TC:-8+0.08}, hash ${HASH:-16},"
+identity+=" threads ${THREADS:-1}, book $(basename "${BOOK:-8moves_v3.pgn}"), options [${NEW_OPTIONS:-}] [${BASE_OPTIONS:-}]"
 if [ ! -s "$ledger" ]; then
   echo "$identity" > "$ledger"
 elif [ "$(head -1 "$ledger")" != "$identity" ]; then
-  echo "$ledger was played as '$(head -1 "$ledger")', not '$identity'" >&2
+  printf '%s was played as\n  %s\nnot\n  %s\n' "$ledger" "$(head -1 "$ledger")" "$identity" >&2
   exit 2
 fi
 
+rows() { grep -v -e '^#' -e '^tallied' -e '^[[:space:]]*$' "$ledger" || true; }
 while true; do
-  rows=$(grep -c -v -e '^#' -e '^tallied' "$ledger" || true)
-  played=$(awk -F'\t' '!/^#/ && !/^tallied/ { n += $3 } END { print n + 0 }' "$ledger")
+  played=$(rows | awk -F'\t' '{ n += $3 } END { print n + 0 }')
   if [ "$played" -ge "$games" ]; then echo "$played games recorded in $ledger"; break; fi
-  while [ -e "$data/pause" ] && [ ! -e "$data/stop" ]; do sleep 10; done
-  if [ -e "$data/stop" ]; then echo "stopped at $played games ($data/stop)"; break; fi
-  out=$data/chunk-$((rows + 1))
+  hold || { echo "stopped at $played games ($data/stop)"; break; }
+  number=$(($(rows | wc -l) + 1))
+  out=$data/chunk-$number
   rm -rf "$out"
-  echo "== chunk $((rows + 1)): games $((played + 1))-$((played + chunk))"
+  echo "== chunk $number: games $((played + 1))-$((played + chunk))"
   FIXED=1 MAX_ROUNDS=$((chunk / 2)) OUT=$out "$here/sprt.sh" "$new" "$base" || [ $? -eq 3 ]
+  finished=$(grep -c -E '^\[Result "(1-0|0-1|1/2-1/2)"\]' "$out/games.pgn" || true)
+  if [ "$finished" -ne $((chunk / 2 * 2)) ]; then
+    echo "chunk $number ended after $finished of $((chunk / 2 * 2)) games; not recorded (see $out)" >&2
+    exit 1
+  fi
   python3 "$here/games.py" tally --engine new --ledger "$ledger" "$out/games.pgn"
 done

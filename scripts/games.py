@@ -83,6 +83,21 @@ def games(paths):
         yield tags
 
 
+def fail(message):
+    """Ends with an error: exit code 2, since 1 and 3 are SPRT verdicts (see `sprt`)."""
+    print(f"games.py: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+def engine_side(tags, engine):
+    """"White" or "Black", whichever the engine played; an error if it played neither or both,
+    so that a mistyped --engine never counts the games from the wrong side."""
+    white, black = tags.get("White", "").startswith(engine), tags.get("Black", "").startswith(engine)
+    if white == black:
+        fail(f"--engine {engine!r} matches {'both' if white else 'neither'} of {tags.get('White')!r} and {tags.get('Black')!r}")
+    return "White" if white else "Black"
+
+
 def elo(score):
     return -400 * math.log10(1 / score - 1) if 0 < score < 1 else math.copysign(math.inf, score - 0.5)
 
@@ -97,7 +112,7 @@ def results(args):
         ours = SCORE[tags["Result"]] if white.startswith(args.engine) else 1 - SCORE[tags["Result"]]
         wdl[black if white.startswith(args.engine) else white][int(2 - 2 * ours)] += 1
     if not wdl:
-        sys.exit(f"no finished games of {args.engine} found")
+        fail(f"no finished games of {args.engine} found")
     print("| opponent | games | W / D / L | score | Elo (95%) |")
     print("|---|---:|---|---:|---|")
     for opponent, (w, d, l) in sorted(wdl.items()):
@@ -125,7 +140,7 @@ def endings(args):
         control["games"] += 1
         control[ending(tags, args.engine)] += 1
     if not counts:
-        sys.exit("no games found")
+        fail("no games found")
     columns = ["games", None] + [(kind, who) for kind in ABNORMAL for who in ("engine", "opponent", "unknown")]
     names = ["games", "normal or adjudicated"] + [
         f"{kind} ({args.engine if who == 'engine' else who})" for kind, who in columns[2:]
@@ -201,7 +216,7 @@ def clock(args):
         for who, low in game_lows(tags, moves, args.engine):
             lows[tags["TimeControl"], who].append(low)
     if not lows:
-        sys.exit("no timed moves found")
+        fail("no timed moves found")
     print("| time control | side | games | lowest (ms) | 1st percentile (ms) | median (ms) | games below 100 ms |")
     print("|---|---|---:|---:|---:|---:|---:|")
     for (control, who), values in sorted(lows.items()):
@@ -215,9 +230,9 @@ def pentanomial(paths, engine):
     pairs = collections.defaultdict(list)
     for path in paths:
         for tags in games([path]):
-            white, result = tags.get("White", ""), tags.get("Result")
+            result = tags.get("Result")
             if result in SCORE:
-                ours = SCORE[result] if white.startswith(engine) else 1 - SCORE[result]
+                ours = SCORE[result] if engine_side(tags, engine) == "White" else 1 - SCORE[result]
                 pairs[path, tags.get("Round")].append(ours)
     counts = [0] * 5
     for points in pairs.values():
@@ -264,7 +279,7 @@ def normalized_llr(counts, elo0, elo1):
 
 def report_pairs(counts, bounds):
     """Prints the Elo of pentanomial counts and, given (elo0, elo1), the SPRT's LLR and verdict;
-    returns sprt.sh's exit code: 0 for H1, 1 for H0, 3 while undecided or without bounds."""
+    returns sprt.sh's exit code: 0 for H1 (and without bounds), 1 for H0, 3 while undecided."""
     pairs = sum(counts)
     scores = [0.0, 0.25, 0.5, 0.75, 1.0]
     mean = sum(a * c for a, c in zip(scores, counts)) / pairs
@@ -273,7 +288,7 @@ def report_pairs(counts, bounds):
     print(f"Games: {2 * pairs}, Ptnml(0-2): {counts}")
     print(f"Elo: {elo(mean):+.1f} [{low:+.1f}, {high:+.1f}] (95%)")
     if bounds is None:
-        return 3
+        return 0
     llr = normalized_llr(counts, *bounds)
     bound = math.log((1 - 0.05) / 0.05)
     verdict = "H1 accepted" if llr >= bound else "H0 accepted" if llr <= -bound else "no decision"
@@ -285,8 +300,13 @@ def report_pairs(counts, bounds):
 def sprt(args):
     counts = pentanomial(args.pgn, args.engine)
     if sum(counts) == 0:
-        sys.exit(f"no finished game pairs of {args.engine} found")
+        fail(f"no finished game pairs of {args.engine} found")
     sys.exit(report_pairs(counts, (args.elo0, args.elo1)))
+
+
+def is_row(line):
+    """A ledger line that is the header or a chunk's row: not blank, not a # comment."""
+    return bool(line.strip()) and not line.startswith("#")
 
 
 def ledger_column(kind, who):
@@ -309,8 +329,9 @@ def tally(args):
     for tags, moves in games_with_moves(args.pgn):
         row["games"] += 1
         controls.add(tags.get("TimeControl", "?"))
+        side = engine_side(tags, args.engine)
         if tags.get("Result") in SCORE:
-            ours = SCORE[tags["Result"]] if tags.get("White", "").startswith(args.engine) else 1 - SCORE[tags["Result"]]
+            ours = SCORE[tags["Result"]] if side == "White" else 1 - SCORE[tags["Result"]]
             row[("losses", "draws", "wins")[int(2 * ours)]] += 1
         abnormal = ending(tags, args.engine)
         if abnormal is not None:
@@ -318,7 +339,7 @@ def tally(args):
         for who, low in game_lows(tags, moves, args.engine):
             lows[who].append(low)
     if row["games"] == 0:
-        sys.exit("no games found")
+        fail("no games found")
     for points, count in zip(("0", "0.5", "1", "1.5", "2"), pentanomial(args.pgn, args.engine)):
         row[f"pairs_{points}"] = count
     fields = [time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), ",".join(sorted(controls))]
@@ -326,7 +347,7 @@ def tally(args):
     fields += [str(min(lows[who])) if lows[who] else "-" for who in (args.engine, "opponent")]
     with open(args.ledger, "a+", encoding="utf-8") as ledger:
         ledger.seek(0)
-        if not any(not line.startswith("#") for line in ledger):
+        if not any(is_row(line) for line in ledger):
             ledger.write("\t".join(LEDGER_COLUMNS) + "\n")
         ledger.write("\t".join(fields) + "\n")
 
@@ -335,7 +356,7 @@ def ledger(args):
     """Totals over every row of a ledger: results, abnormal endings, lowest clocks, Elo, LLR."""
     totals, lowest, controls, rows = collections.Counter(), {}, set(), 0
     with open(args.ledger[0], encoding="utf-8") as file:
-        for record in csv.DictReader((line for line in file if not line.startswith("#")), delimiter="\t"):
+        for record in csv.DictReader(filter(is_row, file), delimiter="\t"):
             rows += 1
             controls.add(record["time_control"])
             totals.update({column: int(record[column]) for column in LEDGER_COUNTS})
@@ -344,14 +365,14 @@ def ledger(args):
                 if value != "-":
                     lowest[side] = min(lowest.get(side, int(value)), int(value))
     if rows == 0:
-        sys.exit(f"{args.ledger[0]}: no rows")
+        fail(f"{args.ledger[0]}: no rows")
     print(f"{rows} chunks, time control {', '.join(sorted(controls))}")
     print(f"W/D/L: {totals['wins']}/{totals['draws']}/{totals['losses']}")
     print("abnormal endings: " + ", ".join(f"{c} {totals[c]}" for c in LEDGER_COUNTS[9:]))
     print("lowest clock (ms): " + ", ".join(f"{side} {value}" for side, value in sorted(lowest.items())))
     counts = [totals[f"pairs_{points}"] for points in ("0", "0.5", "1", "1.5", "2")]
     if sum(counts) == 0:
-        sys.exit("no finished game pairs")
+        fail("no finished game pairs")
     sys.exit(report_pairs(counts, args.sprt))
 
 
@@ -370,7 +391,7 @@ def wdl(args):
             if ply >= args.min_ply and mover.startswith(args.engine) and abs(cp) < args.max_cp:
                 points.append((cp, white_score if white_moved else 1 - white_score))
     if not points:
-        sys.exit(f"no scored moves of {args.engine} found")
+        fail(f"no scored moves of {args.engine} found")
     buckets = collections.defaultdict(list)
     for cp, score in points:
         buckets[math.floor(cp / 50) * 50].append(score)

@@ -102,11 +102,30 @@ class Ledger(unittest.TestCase):
         # Lowest clocks: new 1010 − 990 = 20 (its forfeit); base 1010 − 200 = 810.
         self.assertIn("lowest clock (ms): engine 20, opponent 810", pooled)
 
+    def test_comments_and_blank_lines_are_not_rows(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            ledger, chunk = Path(tmp) / "ledger.tsv", Path(tmp) / "chunk.pgn"
+            ledger.write_text("# new 1, base 2\n\n")
+            chunk.write_text(self.CHUNKS[0])
+            games_py("tally", "--engine", "new", "--ledger", ledger, chunk)
+            self.assertEqual(ledger.read_text().splitlines()[2].split("\t"), games.LEDGER_COLUMNS)
+            code, pooled = games_py("ledger", ledger)
+        self.assertEqual(code, 0, "a report without SPRT bounds is a success")
+        self.assertIn("1 chunks", pooled)
+
     def test_an_empty_ledger_is_an_error(self):
         with tempfile.TemporaryDirectory() as tmp:
             (Path(tmp) / "ledger.tsv").write_text("\t".join(games.LEDGER_COLUMNS) + "\n")
             code, _ = games_py("ledger", Path(tmp) / "ledger.tsv")
-        self.assertNotEqual(code, 0)
+        self.assertEqual(code, 2, "neither success nor an SPRT verdict")
+
+    def test_an_engine_name_that_matches_neither_side_is_refused(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            chunk = Path(tmp) / "chunk.pgn"
+            chunk.write_text(self.CHUNKS[0])
+            code, _ = games_py("tally", "--engine", "patina", "--ledger", Path(tmp) / "ledger.tsv", chunk)
+            self.assertEqual(code, 2)
+            self.assertFalse((Path(tmp) / "ledger.tsv").exists(), "nothing is written")
 
 
 class Clock(unittest.TestCase):
