@@ -10,8 +10,10 @@
 #
 # Environment: GAMES (2000 in all), CHUNK (50 games, even), DATA (the chunks' PGNs and logs,
 # ~/patina-data/chunks/<ledger name>), and what scripts/sprt.sh reads (TC, HASH, BOOK, ...).
-# Between chunks, a file DATA/pause holds the match and DATA/stop ends it. The ledger's first
-# line identifies both binaries and the settings; a run that differs from it is refused.
+# Between chunks, a file DATA/pause holds the match and DATA/stop ends it (exit code 3: not
+# finished). The ledger's first
+# line identifies both binaries (by the start of their SHA-256) and the settings; a run that
+# differs from it is refused.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$(dirname "$1")"
@@ -28,12 +30,11 @@ hold() {
   [ ! -e "$data/stop" ]
 }
 
-# Bench signature and the start of the file's hash: the signature alone is shared by builds
-# that differ only outside the search, such as time management.
-identify() { echo "$("$1" bench | tail -1 | cut -d' ' -f1) $(sha256sum "$1" | cut -c1-12)"; }
-hold || { echo "stopped ($data/stop)"; exit 0; }
+hold || { echo "stopped ($data/stop)"; exit 3; }
+identify() { sha256sum "$1" | cut -c1-12; }
 identity="# new $(identify "$new"), base $(identify "$base"), tc ${TC:-8+0.08}, hash ${HASH:-16},"
-identity+=" threads ${THREADS:-1}, book $(basename "${BOOK:-8moves_v3.pgn}"), options [${NEW_OPTIONS:-}] [${BASE_OPTIONS:-}]"
+identity+=" threads ${THREADS:-1}, book $(basename "${BOOK:-8moves_v3.pgn}"),"
+identity+=" options [${NEW_OPTIONS:-}] [${BASE_OPTIONS:-}], adjudication [${ADJUDICATE:-}]"
 if [ ! -s "$ledger" ]; then
   echo "$identity" > "$ledger"
 elif [ "$(head -1 "$ledger")" != "$identity" ]; then
@@ -45,7 +46,7 @@ rows() { grep -v -e '^#' -e '^tallied' -e '^[[:space:]]*$' "$ledger" || true; }
 while true; do
   played=$(rows | awk -F'\t' '{ n += $3 } END { print n + 0 }')
   if [ "$played" -ge "$games" ]; then echo "$played games recorded in $ledger"; break; fi
-  hold || { echo "stopped at $played games ($data/stop)"; break; }
+  hold || { echo "stopped at $played games ($data/stop)"; exit 3; }
   number=$(($(rows | wc -l) + 1))
   out=$data/chunk-$number
   rm -rf "$out"
