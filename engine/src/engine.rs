@@ -198,7 +198,7 @@ impl Engine {
     /// Forgets everything learned from earlier positions (UCI `ucinewgame`, `Clear Hash`).
     pub fn clear(&mut self) {
         let workers = self.workers();
-        workers.shared.tt.clear();
+        workers.shared.tt.clear(workers.threads.len());
         for td in &mut workers.threads {
             td.clear_histories();
         }
