@@ -390,10 +390,13 @@ impl ThreadData {
                 }
             }
 
-            // Extensions
+            // Extensions, none beyond twice the iteration's depth: a line of checks or singular
+            // moves that kept its depth would otherwise run to MAX_PLY.
+            let may_extend = ply < 2 * self.root_depth as usize;
             let mut extension = 0;
             if let Some(hit) = tt_hit.filter(|hit| {
                 !Node::ROOT
+                    && may_extend
                     && Some(mv) == tt_move
                     && excluded.is_none()
                     && depth >= params::singular_min_depth()
@@ -437,7 +440,7 @@ impl ThreadData {
                 self.stack[ply].double_extensions + i32::from(extension == 2);
             self.make_move(shared, mv, ply);
             // Check extension
-            if extension == 0 && self.board.in_check() && depth < 2 * MAX_PLY as i32 / 3 {
+            if extension == 0 && may_extend && self.board.in_check() {
                 extension = 1;
             }
             let new_depth = depth - 1 + extension;

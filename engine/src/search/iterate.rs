@@ -59,6 +59,7 @@ impl ThreadData {
         let mut previous_best = None;
 
         for depth in 1..=max_depth {
+            self.root_depth = depth;
             for rm in &mut self.root_moves {
                 rm.previous_score = rm.score;
                 rm.score = -INFINITY;

@@ -121,6 +121,8 @@ pub struct ThreadData {
     pub root_moves: Vec<RootMove>,
     pub nodes: u64,
     pub seldepth: usize,
+    /// The iteration being searched: extensions stop at twice its depth in plies.
+    pub root_depth: i32,
     pub completed_depth: i32,
     /// Plies below which null-move pruning is off (during a null-move verification search).
     pub nmp_min_ply: usize,
@@ -141,6 +143,7 @@ impl ThreadData {
             root_moves: Vec::new(),
             nodes: 0,
             seldepth: 0,
+            root_depth: 0,
             completed_depth: 0,
             nmp_min_ply: 0,
             time: None,
@@ -168,6 +171,7 @@ impl ThreadData {
         self.nnue.refresh(&shared.network, &self.board);
         self.nodes = 0;
         self.seldepth = 0;
+        self.root_depth = 0;
         self.completed_depth = 0;
         self.nmp_min_ply = 0;
         self.stack.fill(StackEntry::default());
