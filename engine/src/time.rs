@@ -58,9 +58,10 @@ impl TimeManager {
             .saturating_sub(move_overhead * (1 + STALL_RESERVE_OVERHEADS))
             .mul_f64(0.9)
             .max(Duration::from_millis(1));
-        let (soft, hard) = match limits.moves_to_go {
+        // `movestogo 0` (sent by some GUIs in sudden death) means no control ahead.
+        let (soft, hard) = match limits.moves_to_go.filter(|&moves| moves > 0) {
             Some(moves) => {
-                let share = available / moves.clamp(1, 40);
+                let share = available / moves.min(40);
                 (
                     share.mul_f64(0.9) + increment.mul_f64(0.8),
                     share.mul_f64(2.5) + increment,
@@ -123,6 +124,16 @@ mod tests {
         limits.time[Color::White.index()] = Some(Duration::from_millis(time_ms));
         limits.increment[Color::White.index()] = Some(Duration::from_millis(increment_ms));
         TimeManager::new(&limits, Color::White, Duration::from_millis(10))
+    }
+
+    #[test]
+    fn movestogo_zero_is_sudden_death() {
+        let mut limits = Limits::default();
+        limits.time[Color::White.index()] = Some(Duration::from_millis(8_000));
+        limits.moves_to_go = Some(0);
+        let zero = TimeManager::new(&limits, Color::White, Duration::from_millis(10));
+        let none = sudden_death(8_000, 0);
+        assert_eq!((zero.soft, zero.hard), (none.soft, none.hard));
     }
 
     #[test]

@@ -65,6 +65,8 @@ impl ThreadData {
                 rm.score = -INFINITY;
             }
             for pv_index in 0..multipv {
+                // seldepth is reported per line and iteration, not as a running maximum.
+                self.seldepth = 0;
                 self.aspiration_search(shared, depth, pv_index, reporter);
                 if shared.stopped() {
                     break;
