@@ -224,8 +224,11 @@ impl TranspositionTable {
                 let old = unpack(data);
                 old_move = old.mv;
                 // Keep a much deeper entry from this search, whatever its bound, unless the new
-                // one is exact.
-                if bound != Bound::Exact && old.age == age && old.depth > depth + 4 {
+                // one is exact; and never let a bare static eval (another thread's probe missed
+                // just before this search stored a bound) wipe out a searched score.
+                if (bound != Bound::Exact && old.age == age && old.depth > depth + 4)
+                    || (bound == Bound::None && old.bound != Bound::None)
+                {
                     return;
                 }
                 break;
@@ -310,6 +313,20 @@ mod tests {
                 .flat_map(|b| &b.entries)
                 .all(|e| e.data.load(Relaxed) == 0));
         }
+    }
+
+    #[test]
+    fn a_bare_eval_never_replaces_a_searched_score() {
+        let tt = TranspositionTable::new(1).unwrap();
+        tt.store(42, 0, None, 120, 30, 2, Bound::Lower, false);
+        tt.store(42, 0, None, -score::INFINITY, 35, 0, Bound::None, false);
+        let hit = tt.probe(42, 0).unwrap();
+        assert_eq!((hit.score, hit.depth, hit.bound), (120, 2, Bound::Lower));
+        // A real bound still replaces it, and a bare eval fills an empty slot.
+        tt.store(42, 0, None, 90, 30, 1, Bound::Upper, false);
+        assert_eq!(tt.probe(42, 0).unwrap().bound, Bound::Upper);
+        tt.store(43, 0, None, -score::INFINITY, 35, 0, Bound::None, false);
+        assert_eq!(tt.probe(43, 0).unwrap().eval, 35);
     }
 
     #[test]
