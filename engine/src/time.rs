@@ -13,6 +13,11 @@ use crate::types::Color;
 /// an increment-heavy allowance drains the bank into the move overhead.
 const SUDDEN_DEATH_MAX_SHARE: f64 = 0.25;
 
+/// In a repeating control (`movestogo`) no move gets more than this share of what is left. Time
+/// saved before the control carries over into the next period, so the bank's last fifth buys
+/// the period's last moves little, while a stall with the bank spent loses the game.
+const REPEATING_MAX_SHARE: f64 = 0.8;
+
 /// Time kept in the bank beyond the move overhead, in move overheads: a margin for the process
 /// being stalled (by the operating system, a loaded machine, a slow GUI) longer than the overhead
 /// covers. It costs one-off thinking time, not time per move: late in an increment game the bank
@@ -62,9 +67,10 @@ impl TimeManager {
         let (soft, hard) = match limits.moves_to_go.filter(|&moves| moves > 0) {
             Some(moves) => {
                 let share = available / moves.min(40);
+                let cap = available.mul_f64(REPEATING_MAX_SHARE);
                 (
-                    share.mul_f64(0.9) + increment.mul_f64(0.8),
-                    share.mul_f64(2.5) + increment,
+                    (share.mul_f64(0.9) + increment.mul_f64(0.8)).min(cap),
+                    (share.mul_f64(2.5) + increment).min(cap),
                 )
             }
             None => {
@@ -169,6 +175,21 @@ mod tests {
                 bank = bank - spent + increment;
             }
             assert!(bank >= 3 * increment, "{start}+{increment}: bank {bank} ms");
+        }
+    }
+
+    #[test]
+    fn the_last_move_before_the_control_keeps_a_fifth_of_the_bank() {
+        for bank in [300, 2_000, 10_000] {
+            let mut limits = Limits::default();
+            limits.time[Color::White.index()] = Some(Duration::from_millis(bank));
+            limits.moves_to_go = Some(1);
+            let manager = TimeManager::new(&limits, Color::White, Duration::from_millis(10));
+            let hard = manager.hard.unwrap().as_millis() as u64;
+            assert!(
+                hard <= bank * 4 / 5,
+                "{bank} ms in the bank: {hard} ms planned"
+            );
         }
     }
 
