@@ -631,7 +631,8 @@ impl ThreadData {
         if shared.stopped() {
             return DRAW;
         }
-        if self.board.is_insufficient_material() || self.board.is_repetition() {
+        // The fifty-move rule too: a quiet move at depth 1 can complete the hundredth half-move.
+        if self.board.is_draw() {
             return DRAW;
         }
         if ply >= MAX_PLY - 1 {
