@@ -644,7 +644,7 @@ impl ThreadData {
         let tt_hit = shared.tt.probe(key, ply);
         if let Some(hit) = tt_hit {
             let usable = hit.cuts(alpha, beta);
-            if !Node::PV && usable {
+            if !Node::PV && usable && self.board.halfmove_clock() < 90 {
                 return hit.score;
             }
         }
