@@ -63,6 +63,10 @@ fn lmr_reduction(depth: i32, moves: usize) -> i32 {
 /// How often (in nodes) the main thread looks at the clock.
 const TIME_CHECK_INTERVAL: u64 = 1024;
 
+/// From this half-move clock on, table scores no longer cut the search: a stored score knows
+/// nothing of the clock, and the fifty-move draw may be near.
+const TABLE_CUTOFF_HALFMOVE_LIMIT: u16 = 90;
+
 impl ThreadData {
     /// Counts a node and, on the main thread, checks the hard limits now and then.
     fn visit_node(&mut self, shared: &SharedContext) {
@@ -206,7 +210,11 @@ impl ThreadData {
         let tt_pv = Node::PV || tt_hit.is_some_and(|hit| hit.was_pv);
         if let Some(hit) = tt_hit {
             let usable = hit.cuts(alpha, beta);
-            if !Node::PV && hit.depth >= depth && usable && self.board.halfmove_clock() < 90 {
+            if !Node::PV
+                && hit.depth >= depth
+                && usable
+                && self.board.halfmove_clock() < TABLE_CUTOFF_HALFMOVE_LIMIT
+            {
                 return hit.score;
             }
         }
@@ -644,7 +652,7 @@ impl ThreadData {
         let tt_hit = shared.tt.probe(key, ply);
         if let Some(hit) = tt_hit {
             let usable = hit.cuts(alpha, beta);
-            if !Node::PV && usable && self.board.halfmove_clock() < 90 {
+            if !Node::PV && usable && self.board.halfmove_clock() < TABLE_CUTOFF_HALFMOVE_LIMIT {
                 return hit.score;
             }
         }
