@@ -113,7 +113,6 @@ fn suite(name: &str) -> Option<Vec<(String, Vec<u64>)>> {
     Some(entries)
 }
 
-/// Each position at the deepest depth with at most `budget` leaves.
 /// Every entry at the deepest listed depth whose count is within `budget`, the entries shared
 /// out among all cores.
 fn run_suite(name: &str, budget: u64) {
