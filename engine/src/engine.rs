@@ -11,20 +11,18 @@ use crate::board::Board;
 use crate::nnue::{Network, NetworkError};
 use crate::search::{Limits, Reporter, SearchResult};
 use crate::thread::{self, SharedContext, ThreadData};
-use crate::time::DEFAULT_MOVE_OVERHEAD;
 use crate::tt::TranspositionTable;
 
 pub const DEFAULT_HASH_MB: usize = 16;
 pub const MAX_HASH_MB: usize = 1 << 20;
 pub const MAX_THREADS: usize = 512;
 
-/// Settings that shape searches, as the UCI options set them.
+/// The engine's settings, as the UCI options set them. The ones a running search reads
+/// (`MultiPV`, `Move Overhead`) are kept in its `SharedContext` alone.
 #[derive(Clone, Debug)]
 pub struct Options {
     pub hash_mb: usize,
     pub threads: usize,
-    pub multipv: usize,
-    pub move_overhead: Duration,
     pub chess960: bool,
     /// The net file in use; `None` for the net built into the binary.
     pub eval_file: Option<PathBuf>,
@@ -35,8 +33,6 @@ impl Default for Options {
         Self {
             hash_mb: DEFAULT_HASH_MB,
             threads: 1,
-            multipv: 1,
-            move_overhead: DEFAULT_MOVE_OVERHEAD,
             chess960: false,
             eval_file: None,
         }
@@ -58,8 +54,9 @@ struct Running {
 }
 
 /// One search at a time runs in the background. Methods that change search state (`go`,
-/// `search`, the setters, `clear`, `network`) first wait for a running search to end: `stop`
-/// it before calling them to end it early.
+/// `search`, the option setters but `set_chess960`, `clear`, `network`) first wait for a
+/// running search to end: `stop` it before calling them to end it early. The position may
+/// change during a search, which started from a copy of it.
 pub struct Engine {
     board: Board,
     options: Options,
@@ -161,12 +158,10 @@ impl Engine {
     }
 
     pub fn set_multipv(&mut self, multipv: usize) {
-        self.options.multipv = multipv.max(1);
-        self.shared_mut().multipv = self.options.multipv;
+        self.shared_mut().multipv = multipv.max(1);
     }
 
     pub fn set_move_overhead(&mut self, overhead: Duration) {
-        self.options.move_overhead = overhead;
         self.shared_mut().move_overhead = overhead;
     }
 

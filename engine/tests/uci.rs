@@ -45,6 +45,11 @@ impl EngineProcess {
         writeln!(stdin, "{line}").expect("the engine reads its input");
     }
 
+    fn send_bytes(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("input still open");
+        stdin.write_all(bytes).expect("the engine reads its input");
+    }
+
     fn close_input(&mut self) {
         self.stdin = None;
     }
@@ -156,9 +161,6 @@ fn bad_input_is_reported_and_the_last_good_state_kept() {
         "setoption name Hash value 0",
         "setoption name NoSuchOption value 1",
         "setoption name EvalFile value /nonexistent/net.nnue",
-        "go depth deep",
-        "go wtime",
-        "go searchmoves a1a8",
         "xyzzy",
     ] {
         engine.send(bad);
@@ -185,6 +187,45 @@ fn bad_input_is_reported_and_the_last_good_state_kept() {
             .is_some(),
         "{best}"
     );
+}
+
+/// A `go` line with parts it cannot read still searches on the rest and answers, since a GUI
+/// waits for `bestmove`; each skipped part is named.
+#[test]
+fn an_unreadable_go_part_is_reported_and_the_search_still_answers() {
+    let mut engine = EngineProcess::start();
+    engine.send("position startpos");
+    engine.send("go depth 3 frobnicate searchmoves a1a8 d2d4");
+    let lines = engine.read_until("bestmove", 30 * SECOND);
+    for skipped in ["frobnicate", "a1a8"] {
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with("info string error") && l.contains(skipped)),
+            "{skipped}: {lines:?}"
+        );
+    }
+    assert!(lines.last().unwrap().starts_with("bestmove d2d4"), "{lines:?}");
+
+    // Without its depth the search has no limit: it answers on `stop`.
+    engine.send("go depth x");
+    engine.read_until("info string error", 5 * SECOND);
+    engine.send("stop");
+    let best = engine.read_until("bestmove", 5 * SECOND).pop().unwrap();
+    let best = best.split_whitespace().nth(1).unwrap();
+    assert!(Board::startpos().parse_uci_move(best).is_some(), "{best}");
+}
+
+/// What some GUIs write, though UCI does not: an upper-case promotion piece, move number 0, and
+/// a line that is not UTF-8 (a file path in a legacy code page).
+#[test]
+fn lenient_with_harmless_deviations() {
+    let mut engine = EngineProcess::start();
+    engine.send("position fen 4k3/P7/8/8/8/8/8/4K3 w - - 0 0 moves a7a8Q");
+    assert_eq!(engine.fen(), "Q3k3/8/8/8/8/8/8/4K3 b - - 0 1");
+    engine.send_bytes(b"setoption name EvalFile value /nonexistent/J\xfcrgen.nnue\n");
+    engine.read_until("info string error", 5 * SECOND);
+    engine.assert_alive();
 }
 
 /// A refused `setoption` leaves the option's earlier value in force.

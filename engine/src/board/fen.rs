@@ -81,10 +81,11 @@ impl Board {
                 .map_err(|_| FenError::BadHalfmoveClock(text.to_string()))?;
         }
         if let Some(text) = fields.get(5) {
-            board.fullmove_number = match text.parse() {
-                Ok(n) if n >= 1 => n,
-                _ => return Err(FenError::BadFullmoveNumber(text.to_string())),
-            };
+            // Some tools write move number 0; it is read as 1, as Stockfish reads it.
+            board.fullmove_number = text
+                .parse::<u16>()
+                .map_err(|_| FenError::BadFullmoveNumber(text.to_string()))?
+                .max(1);
         }
         let opponent_king = board.king_square(!board.side_to_move);
         if board.is_attacked(opponent_king, board.side_to_move, board.occupied()) {
@@ -385,6 +386,12 @@ mod tests {
     }
 
     #[test]
+    fn move_number_zero_reads_as_one() {
+        let board = Board::from_fen("4k3/8/8/8/8/8/8/4K2R w K - 0 0").unwrap();
+        assert_eq!(board.to_fen(), "4k3/8/8/8/8/8/8/4K2R w K - 0 1");
+    }
+
+    #[test]
     fn malformed_fens_are_rejected() {
         let cases: &[(&str, FenError)] = &[
             ("", FenError::FieldCount(0)),
@@ -438,8 +445,8 @@ mod tests {
                 FenError::BadHalfmoveClock("x".into()),
             ),
             (
-                "4k3/8/8/8/8/8/8/4K2R w - - 0 0",
-                FenError::BadFullmoveNumber("0".into()),
+                "4k3/8/8/8/8/8/8/4K2R w - - 0 -1",
+                FenError::BadFullmoveNumber("-1".into()),
             ),
             ("4k2R/8/8/8/8/8/8/4K3 w - - 0 1", FenError::OpponentInCheck),
         ];

@@ -127,6 +127,5 @@ pub struct SearchResult {
     pub best_move: Option<Move>,
     pub ponder_move: Option<Move>,
     pub score: Score,
-    pub depth: i32,
     pub nodes: u64,
 }

@@ -165,8 +165,9 @@ impl ThreadData {
         self.histories = Histories::default();
     }
 
-    /// Prepares this thread for a search of `board`; returns false if there is nothing to search.
-    fn prepare(&mut self, shared: &SharedContext, board: &Board, limits: &Limits) -> bool {
+    /// Prepares this thread for a search of `board`: its root moves are the legal ones (those of
+    /// `searchmoves` if any), none where there is nothing to search.
+    fn prepare(&mut self, shared: &SharedContext, board: &Board, limits: &Limits) {
         self.board = board.clone();
         self.nnue.refresh(&shared.network, &self.board);
         self.nodes = 0;
@@ -185,7 +186,6 @@ impl ThreadData {
             .filter(|mv| limits.search_moves.is_empty() || limits.search_moves.contains(mv))
             .map(RootMove::new)
             .collect();
-        !self.root_moves.is_empty()
     }
 }
 
@@ -202,10 +202,10 @@ pub fn search(
     for counter in &shared.node_counters {
         counter.0.store(0, Relaxed);
     }
-    let searchable = threads
-        .iter_mut()
-        .all(|td| td.prepare(shared, board, limits));
-    if !searchable {
+    for td in threads.iter_mut() {
+        td.prepare(shared, board, limits);
+    }
+    if threads[0].root_moves.is_empty() {
         shared.hold_answer(limits);
         return SearchResult::default();
     }
@@ -231,7 +231,6 @@ pub fn search(
         best_move: Some(root.mv),
         ponder_move: root.pv.get(1).copied(),
         score: root.display_score(),
-        depth: best.completed_depth,
         nodes: shared.total_nodes(),
     }
 }

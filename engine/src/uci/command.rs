@@ -1,33 +1,28 @@
 //! UCI input parsed into commands before anything acts on it, so malformed input is
 //! reported as an error and never half-applied.
 
+use std::iter::Peekable;
 use std::time::Duration;
 
 use thiserror::Error;
 
 use crate::board::{Board, FenError};
 use crate::search::Limits;
-use crate::types::Move;
+use crate::types::Square;
 
 #[derive(Debug)]
 pub enum Command {
     Uci,
     IsReady,
     NewGame,
-    SetOption {
-        name: String,
-        value: Option<String>,
-    },
+    SetOption { name: String, value: Option<String> },
     Position(Board),
     Go(GoCommand),
     Stop,
     PonderHit,
     Quit,
-    /// Extensions
-    Bench {
-        depth: Option<i32>,
-        nn: bool,
-    },
+    // Extensions.
+    Bench { depth: Option<i32>, nn: bool },
     Perft(u32),
     Eval,
     Display,
@@ -40,6 +35,9 @@ pub struct GoCommand {
     pub perft: Option<u32>,
     /// Moves named by `searchmoves`, resolved once the position is known.
     pub search_moves: Vec<String>,
+    /// What could not be read, each part skipped: a GUI waiting for `bestmove` must get one,
+    /// so the search runs on the rest of the line (as Stockfish's does).
+    pub skipped: Vec<ParseError>,
 }
 
 #[derive(Debug, Error, PartialEq, Eq)]
@@ -58,6 +56,8 @@ pub enum ParseError {
     Fen(#[from] FenError),
     #[error("move '{0}' is not legal in the position it was played from")]
     IllegalMove(String),
+    #[error("unknown go parameter '{0}'")]
+    UnknownGoParameter(String),
 }
 
 pub fn parse(line: &str, chess960: bool) -> Result<Option<Command>, ParseError> {
@@ -72,7 +72,7 @@ pub fn parse(line: &str, chess960: bool) -> Result<Option<Command>, ParseError> 
         "ucinewgame" => Command::NewGame,
         "setoption" => parse_setoption(&rest)?,
         "position" => Command::Position(parse_position(&rest, chess960)?),
-        "go" => parse_go(&rest)?,
+        "go" => Command::Go(parse_go(&rest)),
         "stop" => Command::Stop,
         "ponderhit" => Command::PonderHit,
         "quit" => Command::Quit,
@@ -146,93 +146,64 @@ fn parse_position(tokens: &[&str], chess960: bool) -> Result<Board, ParseError> 
     Ok(board)
 }
 
-fn parse_go(tokens: &[&str]) -> Result<Command, ParseError> {
+fn parse_go(tokens: &[&str]) -> GoCommand {
     let mut go = GoCommand::default();
-    let limits = &mut go.limits;
-    let mut i = 0;
-    let value = |i: usize, key: &str| {
-        tokens
-            .get(i + 1)
-            .copied()
-            .ok_or_else(|| ParseError::MissingValue(key.to_string()))
-    };
-    let millis = |i: usize, key: &str| -> Result<Duration, ParseError> {
-        // GUIs sometimes send negative clocks when a player is already late.
-        let ms: i64 = number(key, value(i, key)?)?;
-        Ok(Duration::from_millis(ms.max(0) as u64))
-    };
-    while i < tokens.len() {
-        let key = tokens[i];
-        match key {
-            "wtime" => limits.time[0] = Some(millis(i, key)?),
-            "btime" => limits.time[1] = Some(millis(i, key)?),
-            "winc" => limits.increment[0] = Some(millis(i, key)?),
-            "binc" => limits.increment[1] = Some(millis(i, key)?),
-            "movetime" => limits.movetime = Some(millis(i, key)?),
-            "movestogo" => limits.moves_to_go = Some(number(key, value(i, key)?)?),
-            "depth" => limits.depth = Some(number(key, value(i, key)?)?),
-            "nodes" => limits.nodes = Some(number(key, value(i, key)?)?),
-            "mate" => limits.mate = Some(number(key, value(i, key)?)?),
-            "perft" => go.perft = Some(number(key, value(i, key)?)?),
-            "infinite" => {
-                limits.infinite = true;
-                i += 1;
-                continue;
-            }
-            "ponder" => {
-                limits.ponder = true;
-                i += 1;
-                continue;
-            }
-            "searchmoves" => {
-                let end = tokens[i + 1..]
-                    .iter()
-                    .position(|t| is_go_keyword(t))
-                    .map_or(tokens.len(), |p| i + 1 + p);
-                go.search_moves = tokens[i + 1..end].iter().map(|s| s.to_string()).collect();
-                i = end;
-                continue;
-            }
-            other => {
-                return Err(ParseError::BadValue {
-                    key: "go".into(),
-                    value: other.to_string(),
-                })
-            }
+    let mut rest = tokens.iter().copied().peekable();
+    while let Some(key) = rest.next() {
+        if let Err(error) = go.read(key, &mut rest) {
+            go.skipped.push(error);
         }
-        i += 2;
     }
-    Ok(Command::Go(go))
+    go
 }
 
-fn is_go_keyword(token: &str) -> bool {
-    matches!(
-        token,
-        "wtime"
-            | "btime"
-            | "winc"
-            | "binc"
-            | "movetime"
-            | "movestogo"
-            | "depth"
-            | "nodes"
-            | "mate"
-            | "perft"
-            | "infinite"
-            | "ponder"
-    )
+impl GoCommand {
+    /// Reads the parameter `key` and the value that follows it in `rest`.
+    fn read<'a, I: Iterator<Item = &'a str>>(
+        &mut self,
+        key: &str,
+        rest: &mut Peekable<I>,
+    ) -> Result<(), ParseError> {
+        let limits = &mut self.limits;
+        let mut value = || {
+            rest.next()
+                .ok_or_else(|| ParseError::MissingValue(key.to_string()))
+        };
+        match key {
+            "wtime" => limits.time[0] = Some(millis(key, value()?)?),
+            "btime" => limits.time[1] = Some(millis(key, value()?)?),
+            "winc" => limits.increment[0] = Some(millis(key, value()?)?),
+            "binc" => limits.increment[1] = Some(millis(key, value()?)?),
+            "movetime" => limits.movetime = Some(millis(key, value()?)?),
+            "movestogo" => limits.moves_to_go = Some(number(key, value()?)?),
+            "depth" => limits.depth = Some(number(key, value()?)?),
+            "nodes" => limits.nodes = Some(number(key, value()?)?),
+            "mate" => limits.mate = Some(number(key, value()?)?),
+            "perft" => self.perft = Some(number(key, value()?)?),
+            "infinite" => limits.infinite = true,
+            "ponder" => limits.ponder = true,
+            "searchmoves" => {
+                while let Some(text) = rest.next_if(|t| is_move_text(t)) {
+                    self.search_moves.push(text.to_string());
+                }
+            }
+            _ => return Err(ParseError::UnknownGoParameter(key.to_string())),
+        }
+        Ok(())
+    }
 }
 
-/// Resolves `searchmoves` in the position the search will start from.
-pub fn resolve_moves(board: &Board, texts: &[String]) -> Result<Vec<Move>, ParseError> {
-    texts
-        .iter()
-        .map(|t| {
-            board
-                .parse_uci_move(t)
-                .ok_or_else(|| ParseError::IllegalMove(t.clone()))
-        })
-        .collect()
+fn millis(key: &str, value: &str) -> Result<Duration, ParseError> {
+    // GUIs sometimes send negative clocks when a player is already late.
+    let ms: i64 = number(key, value)?;
+    Ok(Duration::from_millis(ms.max(0) as u64))
+}
+
+/// Whether `token` has the shape of a UCI move (`e2e4`, `e7e8q`), as no `go` keyword does:
+/// `searchmoves` takes the moves that follow it.
+fn is_move_text(token: &str) -> bool {
+    let square = |range| token.get(range).and_then(Square::parse).is_some();
+    matches!(token.len(), 4 | 5) && square(0..2) && square(2..4)
 }
 
 #[cfg(test)]
@@ -269,18 +240,32 @@ mod tests {
     }
 
     #[test]
+    fn go_skips_what_it_cannot_read_and_keeps_the_rest() {
+        let go = |line| match parse(line, false) {
+            Ok(Some(Command::Go(go))) => go,
+            other => panic!("{line}: {other:?}"),
+        };
+        let unreadable = go("go wtime 500 frobnicate depth x searchmoves e2e4 E7E8 nodes");
+        assert_eq!(
+            unreadable.skipped,
+            [
+                ParseError::UnknownGoParameter("frobnicate".into()),
+                ParseError::BadValue {
+                    key: "depth".into(),
+                    value: "x".into()
+                },
+                ParseError::UnknownGoParameter("E7E8".into()),
+                ParseError::MissingValue("nodes".into()),
+            ]
+        );
+        assert_eq!(unreadable.limits.time[0], Some(Duration::from_millis(500)));
+        assert_eq!(unreadable.limits.depth, None);
+        assert_eq!(unreadable.search_moves, ["e2e4"]);
+        assert!(go("go infinite searchmoves").search_moves.is_empty());
+    }
+
+    #[test]
     fn rejects_bad_input() {
-        assert_eq!(
-            parse("go depth", false).err(),
-            Some(ParseError::MissingValue("depth".into()))
-        );
-        assert_eq!(
-            parse("go depth x", false).err(),
-            Some(ParseError::BadValue {
-                key: "depth".into(),
-                value: "x".into()
-            })
-        );
         assert_eq!(
             parse("position startpos moves e2e5", false).err(),
             Some(ParseError::IllegalMove("e2e5".into()))

@@ -7,7 +7,7 @@ use std::io::{BufRead, Write};
 use std::path::Path;
 use std::time::Duration;
 
-use command::{Command, GoCommand};
+use command::{Command, GoCommand, ParseError};
 
 use crate::engine::{Engine, DEFAULT_HASH_MB, MAX_HASH_MB, MAX_THREADS};
 use crate::search::{score, Reporter, ScoreBound, SearchInfo, SearchResult};
@@ -66,9 +66,11 @@ pub struct Uci {
 impl Uci {
     /// Runs until `quit` or the end of input; see `finish` for a search still running then.
     pub fn run(&mut self, input: impl BufRead) {
-        for line in input.lines() {
+        // A line that is not UTF-8 (a path in a GUI's legacy code page) is read lossily rather
+        // than ending the session; only the end of input or a read error does.
+        for line in input.split(b'\n') {
             let Ok(line) = line else { break };
-            if !self.execute(&line) {
+            if !self.execute(&String::from_utf8_lossy(&line)) {
                 self.engine.stop();
                 self.engine.wait();
                 return;
@@ -119,7 +121,7 @@ impl Uci {
             Command::NewGame => self.engine.clear(),
             Command::SetOption { name, value } => self.set_option(&name, value.as_deref())?,
             Command::Position(board) => self.engine.set_board(board),
-            Command::Go(go) => self.go(go)?,
+            Command::Go(go) => self.go(go),
             Command::Stop => self.engine.stop(),
             Command::PonderHit => self.engine.ponderhit(),
             Command::Quit => unreachable!("handled by execute"),
@@ -224,21 +226,34 @@ impl Uci {
         Ok(())
     }
 
-    fn go(&mut self, go: GoCommand) -> Result<(), String> {
+    /// Starts the search whatever part of the line was unreadable, reporting each such part.
+    fn go(&mut self, go: GoCommand) {
+        for error in &go.skipped {
+            println!("info string error: {error}; ignored");
+        }
         if let Some(depth) = go.perft {
             self.perft(depth);
-            return Ok(());
+            return;
         }
         let mut limits = go.limits;
-        limits.search_moves = command::resolve_moves(self.engine.board(), &go.search_moves)
-            .map_err(|e| e.to_string())?;
+        for text in &go.search_moves {
+            match self.engine.board().parse_uci_move(text) {
+                Some(mv) => limits.search_moves.push(mv),
+                None => println!(
+                    "info string error: {}; ignored",
+                    ParseError::IllegalMove(text.clone())
+                ),
+            }
+        }
+        if limits.search_moves.is_empty() && !go.search_moves.is_empty() {
+            println!("info string error: no legal move among searchmoves; searching them all");
+        }
         let chess960 = self.engine.board().is_chess960();
         self.engine.go(
             limits,
             Box::new(UciReporter { chess960 }),
             Box::new(move |result| print_bestmove(&result, chess960)),
         );
-        Ok(())
     }
 
     fn perft(&mut self, depth: u32) {
