@@ -6,20 +6,22 @@ use patina::search::score::Score;
 
 use crate::record::GameResult;
 
+// Zero plies or a win score of zero would end every game after its first move, so the
+// command line refuses them.
 #[derive(Args, Clone, Debug)]
 pub struct AdjudicationSettings {
-    /// Adjudicate a win once both sides' scores are beyond this (centipawns, White's view)…
-    #[arg(long, default_value_t = 2500)]
+    /// Adjudicate a win once the scores are beyond this (centipawns, White's view)…
+    #[arg(long, default_value_t = 2500, value_parser = clap::value_parser!(Score).range(1..))]
     pub win_score: Score,
-    /// …for this many consecutive plies (even, so both sides agree).
-    #[arg(long, default_value_t = 4)]
-    pub win_plies: usize,
+    /// …for this many consecutive plies (an even number has both sides' searches agree).
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..))]
+    pub win_plies: u32,
     /// Adjudicate a draw once scores stay within ±this…
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(Score).range(0..))]
     pub draw_score: Score,
     /// …for this many consecutive plies…
-    #[arg(long, default_value_t = 12)]
-    pub draw_plies: usize,
+    #[arg(long, default_value_t = 12, value_parser = clap::value_parser!(u32).range(1..))]
+    pub draw_plies: u32,
     /// …from this full move on.
     #[arg(long, default_value_t = 40)]
     pub draw_move: u16,
@@ -28,9 +30,9 @@ pub struct AdjudicationSettings {
 /// Counts how long the scores have agreed on a result.
 pub struct Adjudicator<'a> {
     settings: &'a AdjudicationSettings,
-    white_winning: usize,
-    black_winning: usize,
-    drawn: usize,
+    white_winning: u32,
+    black_winning: u32,
+    drawn: u32,
 }
 
 impl<'a> Adjudicator<'a> {
@@ -47,7 +49,7 @@ impl<'a> Adjudicator<'a> {
     /// result once the scores have settled it.
     pub fn update(&mut self, white_score: Score, fullmove: u16) -> Option<GameResult> {
         let s = self.settings;
-        let streak = |count: usize, holds: bool| if holds { count + 1 } else { 0 };
+        let streak = |count: u32, holds: bool| if holds { count + 1 } else { 0 };
         self.white_winning = streak(self.white_winning, white_score >= s.win_score);
         self.black_winning = streak(self.black_winning, white_score <= -s.win_score);
         self.drawn = streak(

@@ -52,8 +52,6 @@ pub enum ReadError {
 /// A game read from a file, with our board for its start position.
 pub struct StoredGame {
     pub offset: u64,
-    /// Bytes the game takes in the file.
-    pub len: u64,
     pub game: Game,
     pub start: Board,
 }
@@ -142,8 +140,7 @@ impl GameReader {
                 };
             }
         };
-        let len = self.bytes.len() as u64;
-        self.offset += len;
+        self.offset += self.bytes.len() as u64;
         let mut board = game.initial_position();
         for (ply, mv) in game.moves().enumerate() {
             if !board.legal_moves().contains(&mv) {
@@ -162,7 +159,6 @@ impl GameReader {
         })?;
         Ok(Some(StoredGame {
             offset,
-            len,
             game,
             start,
         }))

@@ -3,8 +3,10 @@
 //!
 //! Worker `k` owns `thread-k.vf` and appends to it without locks. Game `i` of that file is
 //! played from a generator seeded by `(seed, k, i)`, so a resumed run, which starts at `i` =
-//! the games already there, never replays a game the directory holds.
+//! the games already there, never replays a game the directory holds (with the same `--seed`
+//! or another). One run at a time holds a directory: two would play the same seeds.
 
+use std::fs::File;
 use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
@@ -50,8 +52,8 @@ pub struct PlayArgs {
     /// Start from positions of this EPD or PGN book (then add random plies).
     #[arg(long)]
     pub book: Option<PathBuf>,
-    /// Double Fischer random starts.
-    #[arg(long)]
+    /// Double Fischer random starts (a --book brings its own positions).
+    #[arg(long, conflicts_with = "book")]
     pub dfrc: bool,
     /// Seed for the random openings [default: from the clock, printed at start].
     #[arg(long)]
@@ -122,6 +124,13 @@ pub enum PlayError {
     Hash(String),
     #[error("--hard-nodes ({hard}) is below --nodes ({soft})")]
     HardBelowSoft { soft: u64, hard: u64 },
+    #[error(
+        "without random plies every game starts from the start position and is the same game; \
+         give --random-plies above 0, a --book or --dfrc"
+    )]
+    OneOpening,
+    #[error("{0} is in use by another datagen run (it holds {LOCK_FILE})")]
+    Busy(PathBuf),
 }
 
 /// What one run added, for the summary and for tests.
@@ -133,6 +142,25 @@ pub struct PlaySummary {
 }
 
 const FILE_PREFIX: &str = "thread-";
+const LOCK_FILE: &str = "datagen.lock";
+
+/// Locks `out` for this run until the returned file is dropped: a second run on the same
+/// directory would play the same seeds into the same files, and its start-up recovery could
+/// cut off a game the first is writing as if it were torn.
+fn lock_output(out: &Path) -> Result<File, PlayError> {
+    let path = out.join(LOCK_FILE);
+    let file = File::create(&path).map_err(|source| PlayError::Io {
+        path: path.clone(),
+        source,
+    })?;
+    // Called by path: the standard library's own `try_lock` needs a newer Rust than the
+    // workspace's minimum.
+    match fs4::FileExt::try_lock(&file) {
+        Ok(()) => Ok(file),
+        Err(fs4::TryLockError::WouldBlock) => Err(PlayError::Busy(out.to_path_buf())),
+        Err(fs4::TryLockError::Error(source)) => Err(PlayError::Io { path, source }),
+    }
+}
 
 fn thread_file(out: &Path, thread: usize) -> PathBuf {
     out.join(format!("{FILE_PREFIX}{thread}.vf"))
@@ -224,10 +252,6 @@ fn open_output(
     threads: usize,
     network: &Network,
 ) -> Result<(Counts, Vec<Worker>), PlayError> {
-    std::fs::create_dir_all(&args.out).map_err(|source| PlayError::Io {
-        path: args.out.clone(),
-        source,
-    })?;
     let mut files = existing_threads(&args.out)?;
     files.extend(0..threads);
     files.sort_unstable();
@@ -269,6 +293,15 @@ pub fn run(args: &PlayArgs) -> Result<PlaySummary, PlayError> {
             hard: hard_nodes,
         });
     }
+    let single_opening = args.book.is_none()
+        && !args.dfrc
+        && args
+            .random_plies
+            .as_ref()
+            .is_some_and(|plies| *plies.end() == 0);
+    if single_opening {
+        return Err(PlayError::OneOpening);
+    }
     let network = match &args.net {
         Some(path) => Network::load(path)?,
         None => Network::embedded(),
@@ -280,6 +313,11 @@ pub fn run(args: &PlayArgs) -> Result<PlaySummary, PlayError> {
             .map_or(0, |d| d.as_nanos() as u64)
     });
     eprintln!("seed {seed}");
+    std::fs::create_dir_all(&args.out).map_err(|source| PlayError::Io {
+        path: args.out.clone(),
+        source,
+    })?;
+    let _lock = lock_output(&args.out)?;
     let (before, workers) = open_output(args, args.threads.max(1), &network)?;
 
     let target = Target::from(args.target);
@@ -362,6 +400,34 @@ mod tests {
         assert_eq!(parse_plies("4"), Ok(4..=4));
         assert!(parse_plies("9-8").is_err());
         assert!(parse_plies("x").is_err());
+    }
+
+    #[test]
+    fn settings_that_spoil_every_game_are_refused() {
+        let parse = |extra: &[&str]| {
+            let base = ["play", "--out", "unused", "--games", "1"];
+            PlayArgs::try_parse_from(base.iter().chain(extra))
+        };
+        assert!(parse(&[]).is_ok());
+        for bad in [
+            &["--win-plies", "0"][..],
+            &["--draw-plies", "0"],
+            &["--win-score", "0"],
+            &["--book", "b.epd", "--dfrc"],
+        ] {
+            assert!(parse(bad).is_err(), "{bad:?}");
+        }
+        let args = parse(&["--random-plies", "0"]).unwrap();
+        assert!(matches!(run(&args), Err(PlayError::OneOpening)));
+    }
+
+    #[test]
+    fn a_directory_takes_one_run_at_a_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let held = lock_output(dir.path()).unwrap();
+        assert!(matches!(lock_output(dir.path()), Err(PlayError::Busy(_))));
+        drop(held);
+        lock_output(dir.path()).unwrap();
     }
 
     #[test]

@@ -16,7 +16,7 @@ use crate::record::{GameRecord, GameResult};
 #[derive(Debug, Error)]
 pub enum SelfPlayError {
     #[error(
-        "{MAX_OPENING_ATTEMPTS} openings in a row scored beyond ±{0} cp; \
+        "{MAX_OPENING_ATTEMPTS} openings in a row were finished games or scored beyond ±{0} cp; \
          raise --max-opening-score or use another net or book"
     )]
     NoBalancedOpening(Score),

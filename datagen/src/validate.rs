@@ -28,31 +28,9 @@ pub struct ValidateArgs {
 /// How a game finished.
 #[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Debug)]
 pub enum Ending {
-    Rules(OutcomeKey),
+    Rules(Outcome),
     AdjudicatedWin,
     AdjudicatedDraw,
-}
-
-/// `Outcome` made orderable for counting.
-#[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Debug)]
-pub enum OutcomeKey {
-    Checkmate,
-    Stalemate,
-    FiftyMoves,
-    InsufficientMaterial,
-    Repetition,
-}
-
-impl From<Outcome> for OutcomeKey {
-    fn from(outcome: Outcome) -> Self {
-        match outcome {
-            Outcome::Checkmate => Self::Checkmate,
-            Outcome::Stalemate => Self::Stalemate,
-            Outcome::FiftyMoves => Self::FiftyMoves,
-            Outcome::InsufficientMaterial => Self::InsufficientMaterial,
-            Outcome::Repetition => Self::Repetition,
-        }
-    }
 }
 
 #[derive(Debug, Default)]
@@ -181,7 +159,7 @@ fn replay(game: &Game, mut board: Board) -> Result<Ending, (usize, String)> {
     let result = GameResult::from_wdl(game.outcome());
     Ok(match board.outcome() {
         Some(outcome) if rules_result(outcome, board.side_to_move()) == result => {
-            Ending::Rules(outcome.into())
+            Ending::Rules(outcome)
         }
         Some(outcome) => {
             return Err((

@@ -205,7 +205,10 @@ fn an_unreadable_go_part_is_reported_and_the_search_still_answers() {
             "{skipped}: {lines:?}"
         );
     }
-    assert!(lines.last().unwrap().starts_with("bestmove d2d4"), "{lines:?}");
+    assert!(
+        lines.last().unwrap().starts_with("bestmove d2d4"),
+        "{lines:?}"
+    );
 
     // Without its depth the search has no limit: it answers on `stop`.
     engine.send("go depth x");

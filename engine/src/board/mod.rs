@@ -360,7 +360,7 @@ impl Board {
 }
 
 /// How a game ends by the rules.
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+#[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Debug)]
 pub enum Outcome {
     /// The side to move is mated.
     Checkmate,

@@ -19,10 +19,11 @@ pub enum BookError {
         path: String,
         source: std::io::Error,
     },
-    #[error("book {path}, entry {index}: {reason}")]
+    /// `place` is `line N` of an EPD file or `game N` of a PGN, counted from 1.
+    #[error("book {path}, {place}: {reason}")]
     Entry {
         path: String,
-        index: usize,
+        place: String,
         reason: String,
     },
     #[error("book {0} holds no positions")]
@@ -52,7 +53,7 @@ impl Book {
                 .map(|(index, game)| {
                     let game = game.map_err(|reason| BookError::Entry {
                         path: name.clone(),
-                        index,
+                        place: format!("game {}", index + 1),
                         reason,
                     })?;
                     Ok(game.final_board().to_fen())
@@ -60,8 +61,8 @@ impl Book {
                 .collect::<Result<Vec<_>, _>>()?
         } else {
             text.lines()
-                .filter(|l| !l.trim().is_empty())
                 .enumerate()
+                .filter(|(_, line)| !line.trim().is_empty())
                 .map(|(index, line)| {
                     let mut fields = line.split_whitespace();
                     let mut fen: Vec<&str> = fields.by_ref().take(4).collect();
@@ -71,7 +72,7 @@ impl Book {
                         .map(|_| fen)
                         .map_err(|e| BookError::Entry {
                             path: name.clone(),
-                            index,
+                            place: format!("line {}", index + 1),
                             reason: e.to_string(),
                         })
                 })
@@ -296,6 +297,16 @@ mod tests {
             book.positions[1],
             "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq -"
         );
+    }
+
+    /// A bad entry is named by its line in the file, blank lines counted.
+    #[test]
+    fn book_errors_name_the_line() {
+        let path = std::env::temp_dir().join(format!("patina-bad-{}.epd", std::process::id()));
+        std::fs::write(&path, "4k3/8/8/8/8/8/8/4K2R w K -\n\n4k3/8/8 w - -\n").unwrap();
+        let error = Book::load(&path).err().unwrap().to_string();
+        std::fs::remove_file(&path).unwrap();
+        assert!(error.contains(", line 3: "), "{error}");
     }
 
     /// With a fixed seed the same openings come back, each balanced and playable.
