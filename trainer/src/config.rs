@@ -63,8 +63,8 @@ impl Default for Config {
             shuffle: true,
             lr: LrSchedule::Step {
                 start: 0.001,
-                gamma: 0.1,
-                step: 18,
+                gamma: LrSchedule::DEFAULT_GAMMA,
+                step: LrSchedule::DEFAULT_STEP,
             },
             wdl: WdlSchedule::Constant { value: 0.75 },
             filter: Filter::default(),
@@ -93,6 +93,30 @@ impl Config {
         }
         if self.threads == 0 || self.save_rate == 0 {
             return fail("threads and save rate must be at least 1");
+        }
+        let lambdas = match self.wdl {
+            WdlSchedule::Constant { value } => [value, value],
+            WdlSchedule::Linear { start, end } => [start, end],
+        };
+        if !lambdas.iter().all(|l| (0.0..=1.0).contains(l)) {
+            return fail("λ (--wdl, --wdl-end) must be within 0 and 1");
+        }
+        let positive = |x: f32| x.is_finite() && x > 0.0;
+        let rates_ok = match self.lr {
+            LrSchedule::Constant { value } => positive(value),
+            LrSchedule::Step { start, gamma, .. } => positive(start) && positive(gamma),
+            LrSchedule::Cosine { start, end, .. } => {
+                positive(start) && (positive(end) || end == 0.0)
+            }
+        };
+        if !rates_ok {
+            return fail("learning rates and the step schedule's gamma must be positive numbers");
+        }
+        if !self.viri.is_empty() && !self.shuffle {
+            return fail(
+                "viriformat games unpack in game order: shuffle them (--no-shuffle is for \
+                 bulletformat data shuffled beforehand with `trainer shuffle`)",
+            );
         }
         check_filter(&self.filter)
     }
@@ -166,5 +190,47 @@ mod tests {
         let again = Config::from_toml(&config.to_toml()).unwrap();
         assert_eq!(again.to_toml(), config.to_toml());
         assert!(Config::from_toml("bogus = 1").is_err());
+    }
+
+    #[test]
+    fn settings_that_cannot_train_are_refused() {
+        let base = Config {
+            data: vec!["a.bin".into()],
+            ..Config::default()
+        };
+        base.validate().unwrap();
+        let refused = [
+            Config {
+                wdl: WdlSchedule::Constant { value: 7.5 },
+                ..base.clone()
+            },
+            Config {
+                wdl: WdlSchedule::Linear {
+                    start: 0.5,
+                    end: -0.1,
+                },
+                ..base.clone()
+            },
+            Config {
+                lr: LrSchedule::Constant { value: -0.001 },
+                ..base.clone()
+            },
+            Config {
+                lr: LrSchedule::Cosine {
+                    start: 0.001,
+                    end: f32::NAN,
+                    final_superbatch: 40,
+                },
+                ..base.clone()
+            },
+            Config {
+                viri: vec!["games.vf".into()],
+                shuffle: false,
+                ..base.clone()
+            },
+        ];
+        for config in refused {
+            assert!(config.validate().is_err(), "{config:?}");
+        }
     }
 }

@@ -181,7 +181,7 @@ impl TrainArgs {
             || self.wdl_end.is_some()
     }
 
-    fn apply(&self, config: &mut Config) {
+    fn apply(&self, config: &mut Config) -> Result<()> {
         config.data.extend(self.data.iter().cloned());
         config.viri.extend(self.viri.iter().cloned());
         macro_rules! set {
@@ -204,16 +204,34 @@ impl TrainArgs {
             config.shuffle = false;
         }
 
+        let (gamma, step) = (LrSchedule::DEFAULT_GAMMA, LrSchedule::DEFAULT_STEP);
+        let end_of = |start: f32| start * LrSchedule::DEFAULT_END_FRACTION;
         let (start, gamma, step, end) = match config.lr {
-            LrSchedule::Constant { value } => (value, 0.1, 18, value * 0.01),
-            LrSchedule::Step { start, gamma, step } => (start, gamma, step, start * 0.01),
-            LrSchedule::Cosine { start, end, .. } => (start, 0.1, 18, end),
+            LrSchedule::Constant { value } => (value, gamma, step, end_of(value)),
+            LrSchedule::Step { start, gamma, step } => (start, gamma, step, end_of(start)),
+            LrSchedule::Cosine { start, end, .. } => (start, gamma, step, end),
         };
         let kind = self.lr_schedule.unwrap_or(match config.lr {
             LrSchedule::Constant { .. } => LrKind::Constant,
             LrSchedule::Step { .. } => LrKind::Step,
             LrSchedule::Cosine { .. } => LrKind::Cosine,
         });
+        let is_step = matches!(kind, LrKind::Step);
+        let misplaced = [
+            ("--lr-gamma", self.lr_gamma.is_some() && !is_step),
+            ("--lr-step", self.lr_step.is_some() && !is_step),
+            (
+                "--lr-end",
+                self.lr_end.is_some() && !matches!(kind, LrKind::Cosine),
+            ),
+        ];
+        if let Some((flag, _)) = misplaced.iter().find(|(_, misplaced)| *misplaced) {
+            let name = kind.to_possible_value().expect("no LrKind is skipped");
+            return Err(TrainerError::Config(format!(
+                "{flag} does not apply to the {} learning-rate schedule",
+                name.get_name()
+            )));
+        }
         let start = self.lr.unwrap_or(start);
         let new_lr = match kind {
             LrKind::Constant => LrSchedule::Constant { value: start },
@@ -237,6 +255,16 @@ impl TrainArgs {
         if self.lr_schedule.is_some() || lr_flags.contains(&true) {
             config.lr = new_lr;
         }
+        // A cosine schedule ends with the run, also when a saved config's run is lengthened.
+        if let (
+            Some(superbatches),
+            LrSchedule::Cosine {
+                final_superbatch, ..
+            },
+        ) = (self.superbatches, &mut config.lr)
+        {
+            *final_superbatch = superbatches;
+        }
         match (self.wdl, self.wdl_end) {
             (Some(start), Some(end)) => config.wdl = WdlSchedule::Linear { start, end },
             (Some(value), None) => config.wdl = WdlSchedule::Constant { value },
@@ -249,6 +277,7 @@ impl TrainArgs {
             }
             (None, None) => {}
         }
+        Ok(())
     }
 }
 
@@ -284,7 +313,7 @@ fn train(args: &TrainArgs) -> Result<()> {
         }
         None => Config::default(),
     };
-    args.apply(&mut config);
+    args.apply(&mut config)?;
     run(
         &config,
         Start {
@@ -375,5 +404,53 @@ fn main() -> ExitCode {
             eprintln!("error: {e}");
             ExitCode::FAILURE
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn configured(flags: &[&str]) -> Result<Config> {
+        let line = ["trainer", "train", "--data", "a.bin"].iter().chain(flags);
+        let Command::Train(args) = Cli::try_parse_from(line).unwrap().command else {
+            unreachable!("a train line")
+        };
+        let mut config = Config::default();
+        args.apply(&mut config)?;
+        Ok(config)
+    }
+
+    #[test]
+    fn a_flag_of_another_learning_rate_schedule_is_refused() {
+        assert!(configured(&["--lr-end", "0.00001"]).is_err());
+        assert!(configured(&["--lr-schedule", "cosine", "--lr-gamma", "0.3"]).is_err());
+        let config = configured(&["--lr-schedule", "cosine", "--superbatches", "7"]).unwrap();
+        assert_eq!(
+            config.lr,
+            LrSchedule::Cosine {
+                start: 0.001,
+                end: 0.001 * LrSchedule::DEFAULT_END_FRACTION,
+                final_superbatch: 7
+            }
+        );
+    }
+
+    /// A saved cosine run made longer still ends its schedule with the run.
+    #[test]
+    fn a_cosine_schedule_follows_the_superbatch_count() {
+        let mut config = configured(&["--lr-schedule", "cosine"]).unwrap();
+        let line = ["trainer", "train", "--superbatches", "60"];
+        let Command::Train(args) = Cli::try_parse_from(line).unwrap().command else {
+            unreachable!("a train line")
+        };
+        args.apply(&mut config).unwrap();
+        assert!(matches!(
+            config.lr,
+            LrSchedule::Cosine {
+                final_superbatch: 60,
+                ..
+            }
+        ));
     }
 }

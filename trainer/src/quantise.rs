@@ -31,10 +31,12 @@ pub fn float_bytes<const N: usize>(model: &Model<N>) -> Vec<u8> {
     model.params.iter().flat_map(|w| w.to_le_bytes()).collect()
 }
 
+/// The product is taken in f64, as bullet takes it: in f32 it can round up to a half and then
+/// away from bullet's integer (1.0333333 × 255 = 263.49999 becomes 263.5).
 fn quantise_one(weight: f32, scale: i32) -> i16 {
-    (weight * scale as f32)
+    (f64::from(weight) * f64::from(scale))
         .round()
-        .clamp(f32::from(i16::MIN), f32::from(i16::MAX)) as i16
+        .clamp(f64::from(i16::MIN), f64::from(i16::MAX)) as i16
 }
 
 #[cfg(test)]
@@ -46,6 +48,7 @@ mod tests {
     fn rounds_to_nearest_and_clamps() {
         assert_eq!(quantise_one(0.5 / 255.0 + 1e-6, 255), 1);
         assert_eq!(quantise_one(-0.6 / 64.0, 64), -1);
+        assert_eq!(quantise_one(f32::from_bits(0x3f84_4444), 255), 263);
         assert_eq!(quantise_one(3.0, 255 * 64), i16::MAX);
         assert_eq!(quantise_one(-3.0, 255 * 64), i16::MIN);
     }

@@ -132,11 +132,10 @@ impl Split {
     }
 
     fn epoch_order(&self, epoch: u64) -> Permutation {
-        Permutation::new(
-            self.training,
-            self.seed
-                .wrapping_add(epoch.wrapping_mul(0x9E37_79B9_7F4A_7C15)),
-        )
+        // The epoch is hashed into the seed: an offset of a multiple of splitmix's increment
+        // would only shift the previous epoch's keys along by one.
+        let mut epoch_hash = epoch;
+        Permutation::new(self.training, self.seed ^ splitmix(&mut epoch_hash))
     }
 
     #[inline]
@@ -209,6 +208,18 @@ mod tests {
             in_order < 20,
             "neighbours stay neighbours too often: {in_order}"
         );
+    }
+
+    /// Each epoch's permutation has keys of its own, not the last epoch's shifted along.
+    #[test]
+    fn epochs_share_no_shuffle_keys() {
+        let split = Split::new(1000, 50, 7).unwrap();
+        let keys: Vec<[u64; ROUNDS]> = (0..4).map(|e| split.epoch_order(e).keys).collect();
+        for (i, a) in keys.iter().enumerate() {
+            for b in &keys[i + 1..] {
+                assert!(a.iter().all(|k| !b.contains(k)), "{a:x?} {b:x?}");
+            }
+        }
     }
 
     #[test]

@@ -52,6 +52,9 @@ impl<'d, const N: usize, P: RowFormat> Trainer<'d, N, P> {
         batch_size: usize,
         threads: usize,
     ) -> Result<Self> {
+        if threads == 0 {
+            return Err(TrainerError::Config("threads must be at least 1".into()));
+        }
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .build()
