@@ -107,7 +107,8 @@ impl Split {
     }
 
     /// The data index of training sample `sample`, counted from the start of training across epochs.
-    pub fn training_index(&self, sample: u64) -> u64 {
+    #[cfg(test)]
+    fn training_index(&self, sample: u64) -> u64 {
         self.training_indices(sample, 1).next().unwrap()
     }
 
