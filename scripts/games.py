@@ -133,14 +133,19 @@ def ending(tags, engine):
     return kind, "unknown" if loser is None else "engine" if loser.startswith(engine) else "opponent"
 
 
+def plays(tags, engine):
+    """Whether `engine` (a name prefix) played this game."""
+    return any(tags.get(color, "").startswith(engine) for color in ("White", "Black"))
+
+
 def endings(args):
     counts = collections.defaultdict(collections.Counter)
-    for tags in games(args.pgn):
+    for tags in filter(lambda tags: plays(tags, args.engine), games(args.pgn)):
         control = counts[tags.get("TimeControl", "?")]
         control["games"] += 1
         control[ending(tags, args.engine)] += 1
     if not counts:
-        fail("no games found")
+        fail(f"no games of {args.engine} found (--engine names it)")
     columns = ["games", None] + [(kind, who) for kind in ABNORMAL for who in ("engine", "opponent", "unknown")]
     names = ["games", "normal or adjudicated"] + [
         f"{kind} ({args.engine if who == 'engine' else who})" for kind, who in columns[2:]
@@ -213,10 +218,12 @@ def clock(args):
     """Per time control and side: the distribution of each game's lowest clock."""
     lows = collections.defaultdict(list)
     for tags, moves in games_with_moves(args.pgn):
+        if not plays(tags, args.engine):
+            continue
         for who, low in game_lows(tags, moves, args.engine):
             lows[tags["TimeControl"], who].append(low)
     if not lows:
-        fail("no timed moves found")
+        fail(f"no timed moves of {args.engine}'s games found (--engine names it)")
     print("| time control | side | games | lowest (ms) | 1st percentile (ms) | median (ms) | games below 100 ms |")
     print("|---|---|---:|---:|---:|---:|---:|")
     for (control, who), values in sorted(lows.items()):
@@ -423,7 +430,9 @@ def main():
         ("results", results), ("endings", endings), ("wdl", wdl), ("clock", clock), ("sprt", sprt), ("tally", tally),
     ):
         commands[name] = sub.add_parser(name)
-        commands[name].add_argument("--engine", default="patina", help="whose games (name prefix)")
+        commands[name].add_argument(
+            "--engine", default="new", help="whose games: a name prefix (sprt.sh and gauntlet.sh name Patina `new`)"
+        )
         if name == "sprt":
             commands[name].add_argument("elo0", type=float)
             commands[name].add_argument("elo1", type=float)

@@ -27,5 +27,6 @@ for opponent in ${OPPONENTS:-glaurung gnuchess toga2}; do
     *) echo "unknown opponent $opponent" >&2; exit 2 ;;
   esac
   echo "== $opponent"
-  BASE_OPTIONS=$options "$here/chunks.sh" "$here/../docs/matches/$name-$opponent.tsv" "$patina" "/usr/games/$opponent"
+  # chunks.sh numbers every ledger's chunks from 1, so each opponent needs a folder of its own.
+  DATA=${DATA:+$DATA/$name-$opponent} BASE_OPTIONS=$options "$here/chunks.sh" "$here/../docs/matches/$name-$opponent.tsv" "$patina" "/usr/games/$opponent"
 done

@@ -107,7 +107,8 @@ else
   rm -rf "$sprt_dir"
   mkdir -p "$sprt_dir"
   echo "$match_id" > "$sprt_dir/match-id"
-  OUT=$sprt_dir TC=${TC:-8+0.08} MAX_ROUNDS=${MAX_ROUNDS:-3000} \
+  # THREADS here counts datagen's and the trainer's threads; each engine in the match gets one.
+  OUT=$sprt_dir TC=${TC:-8+0.08} MAX_ROUNDS=${MAX_ROUNDS:-3000} THREADS=1 \
     "$repo/scripts/sprt.sh" "$bin/patina-candidate" "$bin/patina-base" "${ELO0:-0}" "${ELO1:-5}" &
   sprt=$!
 fi
@@ -135,13 +136,14 @@ if [ $verdict -ne 0 ]; then
   exit 1
 fi
 
-# 4. Promote: the net into nets/, the default switched, the lineage recorded.
+# 4. Promote: the net into nets/, the lineage recorded, and the default switched last, so a run
+# killed before the switch promotes again on a re-run (recording a net twice replaces it).
 hash=$(sha256sum "$candidate" | cut -c1-8)
 name=$net_id-$hash.nnue
 cp "$candidate" "$repo/nets/$name"
-echo "$name" > "$repo/nets/DEFAULT"
 python3 "$repo/scripts/lineage.py" record --net "$name" --parent "$parent_name" --hidden "$hidden" \
   --games-dir "$games" --datagen "$bin/datagen" --nodes "${NODES:-5000}" --window "$window" \
   --train-dir "$run" --sprt-log "$sprt_dir/fastchess.log" --tc "${TC:-8+0.08}" --elo0 "${ELO0:-0}" --elo1 "${ELO1:-5}"
 python3 "$repo/scripts/lineage.py" render
+echo "$name" > "$repo/nets/DEFAULT"
 log "promoted $name; commit nets/ to make it the default for everyone"

@@ -126,6 +126,10 @@ class Ledger(unittest.TestCase):
             code, _ = games_py("tally", "--engine", "patina", "--ledger", Path(tmp) / "ledger.tsv", chunk)
             self.assertEqual(code, 2)
             self.assertFalse((Path(tmp) / "ledger.tsv").exists(), "nothing is written")
+            # The reports refuse it too, rather than file every game under the opponent.
+            for command in ("endings", "clock"):
+                self.assertEqual(games_py(command, "--engine", "patina", chunk)[0], 2, command)
+                self.assertEqual(games_py(command, chunk)[0], 0, f"{command}: `new` by default")
 
 
 class Clock(unittest.TestCase):
