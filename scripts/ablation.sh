@@ -19,6 +19,8 @@ bin=$data/ablation-bin/$(git -C "$repo" log -1 --format=%h -- engine nets Cargo.
 mkdir -p "$bin"
 
 if [ ! -d "$src" ]; then
+  # A worktree whose folder went with ~/patina-data is still registered until pruned.
+  git -C "$repo" worktree prune
   git -C "$repo" worktree add --detach "$src" HEAD >/dev/null
 fi
 git -C "$src" checkout -q --detach "$(git -C "$repo" rev-parse HEAD)"
@@ -40,6 +42,8 @@ fi
 for name in "${names[@]}"; do
   [ -x "$bin/$name" ] || build "$name" "$repo/docs/ablations/$name.patch"
   echo "== $name: full engine vs $name, TC ${TC:-2+0.02}"
+  # A match starts afresh, and fastchess appends to a PGN that is there.
+  rm -rf "$data/ablation/$name"
   TC=${TC:-2+0.02} MAX_ROUNDS=${MAX_ROUNDS:-100} OUT=$data/ablation/$name \
     "$here/sprt.sh" "$bin/full" "$bin/$name" "${ELO0:-0}" "${ELO1:-10}" || true
 done

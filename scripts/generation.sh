@@ -44,15 +44,14 @@ parent_hidden=$(( ($(stat -c %s "$parent") - 2) / 1542 ))
 hidden=${HIDDEN:-$parent_hidden}
 log "parent $parent_name (generation $k), training generation $child, N=$hidden"
 
-# Binaries built once per generation; the engine with the parent net embedded is the SPRT base.
+# Binaries are built on every run (cargo rebuilds only what changed), so the SPRT base, the engine
+# with the parent net embedded, always has the candidate's source.
 bin=$DATA/bin/gen$child
-if [ ! -x "$bin/patina-base" ]; then
-  log "building"
-  (cd "$repo" && EVALFILE="$parent" cargo build --release -p datagen -p trainer -p patina -q)
-  mkdir -p "$bin"
-  cp "$repo/target/release/datagen" "$repo/target/release/trainer" "$bin/"
-  cp "$repo/target/release/patina" "$bin/patina-base"
-fi
+log "building"
+(cd "$repo" && EVALFILE="$parent" cargo build --release -p datagen -p trainer -p patina -q)
+mkdir -p "$bin"
+cp "$repo/target/release/datagen" "$repo/target/release/trainer" "$bin/"
+cp "$repo/target/release/patina" "$bin/patina-base"
 
 # 1. Self-play with the parent (resumes an interrupted run in the same directory).
 games=$DATA/gen$k
@@ -65,8 +64,15 @@ mkdir -p "$games"
 # 2. Train the candidate on the newest generations' games.
 window=${WINDOW:-2}
 viri=()
+used=0  # generations whose games are still there
 for g in $(seq $((k - window + 1)) "$k"); do
-  [ "$g" -ge 0 ] && for f in "$DATA/gen$g"/*.vf; do [ -f "$f" ] && viri+=(--viri "$f"); done
+  [ "$g" -ge 0 ] || continue
+  found=0
+  for f in "$DATA/gen$g"/*.vf; do
+    if [ -f "$f" ]; then viri+=(--viri "$f"); found=1; fi
+  done
+  used=$((used + found))
+  [ "$found" -eq 1 ] || log "no games of generation $g in $DATA/gen$g: training on fewer generations"
 done
 if [ "$k" -eq 0 ]; then default_wdl=1.0; else default_wdl=0.3; fi
 run=$DATA/train-gen$child
@@ -108,9 +114,11 @@ else
   mkdir -p "$sprt_dir"
   echo "$match_id" > "$sprt_dir/match-id"
   # THREADS here counts datagen's and the trainer's threads; each engine in the match gets one.
+  # The match runs in a process group of its own, which ends with this script however it ends.
   OUT=$sprt_dir TC=${TC:-8+0.08} MAX_ROUNDS=${MAX_ROUNDS:-3000} THREADS=1 \
-    "$repo/scripts/sprt.sh" "$bin/patina-candidate" "$bin/patina-base" "${ELO0:-0}" "${ELO1:-5}" &
+    setsid "$repo/scripts/sprt.sh" "$bin/patina-candidate" "$bin/patina-base" "${ELO0:-0}" "${ELO1:-5}" &
   sprt=$!
+  trap 'kill -TERM -- "-$sprt" 2>/dev/null || true' EXIT
 fi
 while [ -n "$sprt" ] && kill -0 $sprt 2>/dev/null; do
   sleep 15
@@ -121,6 +129,7 @@ while [ -n "$sprt" ] && kill -0 $sprt 2>/dev/null; do
   fi
 done
 [ -n "$sprt" ] && wait $sprt
+trap - EXIT
 verdict
 verdict=$?
 set -e
@@ -142,7 +151,7 @@ hash=$(sha256sum "$candidate" | cut -c1-8)
 name=$net_id-$hash.nnue
 cp "$candidate" "$repo/nets/$name"
 python3 "$repo/scripts/lineage.py" record --net "$name" --parent "$parent_name" --hidden "$hidden" \
-  --games-dir "$games" --datagen "$bin/datagen" --nodes "${NODES:-5000}" --window "$window" \
+  --games-dir "$games" --datagen "$bin/datagen" --nodes "${NODES:-5000}" --window "$used" \
   --train-dir "$run" --sprt-log "$sprt_dir/fastchess.log" --tc "${TC:-8+0.08}" --elo0 "${ELO0:-0}" --elo1 "${ELO1:-5}"
 python3 "$repo/scripts/lineage.py" render
 echo "$name" > "$repo/nets/DEFAULT"
