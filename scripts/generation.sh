@@ -125,7 +125,8 @@ while [ -n "$sprt" ] && kill -0 $sprt 2>/dev/null; do
   played=$(grep -c "^Finished game" "$sprt_dir/fastchess.log" 2>/dev/null)
   if [ "${played:-0}" -ge "${MIN_GAMES:-40}" ]; then
     verdict > /dev/null
-    if [ $? -le 1 ]; then pkill -INT -f "file=$sprt_dir/games.pgn"; fi
+    # fastchess, found in the match's own process group (its path may hold regex characters).
+    if [ $? -le 1 ]; then pkill -INT -g "$sprt" -f -- "-pgnout file="; fi
   fi
 done
 [ -n "$sprt" ] && wait $sprt
