@@ -20,7 +20,6 @@ fastchess comes from $FASTCHESS or PATH; the book from ../shared/books (as scrip
 """
 import argparse
 import json
-import math
 import os
 import random
 import shutil
