@@ -99,6 +99,8 @@ sprt_dir=$DATA/sprt-gen$child
 # The verdict is computed from the games themselves (see lineage.py): fastchess gives none when
 # nearly every game is won, as in early generations, so the match is stopped here once the
 # games decide it (after at least MIN_GAMES [40], so the Elo estimate means something).
+# fastchess plays without an SPRT of its own (FIXED=1): two tests, each stopping the match when
+# it crosses, would pass a net no better than its parent more often than the 5 % of either.
 verdict() {
   python3 "$repo/scripts/lineage.py" verdict --log "$sprt_dir/fastchess.log" \
     --elo0 "${ELO0:-0}" --elo1 "${ELO1:-5}"
@@ -115,7 +117,7 @@ else
   echo "$match_id" > "$sprt_dir/match-id"
   # THREADS here counts datagen's and the trainer's threads; each engine in the match gets one.
   # The match runs in a process group of its own, which ends with this script however it ends.
-  OUT=$sprt_dir TC=${TC:-8+0.08} MAX_ROUNDS=${MAX_ROUNDS:-3000} THREADS=1 \
+  OUT=$sprt_dir TC=${TC:-8+0.08} MAX_ROUNDS=${MAX_ROUNDS:-3000} THREADS=1 FIXED=1 \
     setsid "$repo/scripts/sprt.sh" "$bin/patina-candidate" "$bin/patina-base" "${ELO0:-0}" "${ELO1:-5}" &
   sprt=$!
   trap 'kill -TERM -- "-$sprt" 2>/dev/null || true' EXIT

@@ -24,10 +24,11 @@ def load():
 
 def match_stats(log_text, elo0, elo1):
     """W/D/L of engine `new` from fastchess's game lines, with the Elo estimate, its 95% error
-    and the GSPRT log-likelihood ratio. The LLR is fastchess's own (pentanomial) once its SPRT
-    has decided; before that, and in lopsided early-generation matches where fastchess's
-    constrained MLE reports nothing, it is computed here (trinomial normal approximation,
-    logistic Elo model), which is the more cautious of the two when both exist."""
+    and the GSPRT log-likelihood ratio, computed here (trinomial normal approximation, logistic
+    Elo model): it decides lopsided early-generation matches, where fastchess's constrained MLE
+    reports nothing. generation.sh runs fastchess without an SPRT, so this test alone decides;
+    the logs of gen1–gen5, whose matches had fastchess's SPRT too, give fastchess's LLR where it
+    decided."""
     w = d = l = 0
     for white, res in re.findall(r"^Finished game \d+ \((\w+) vs \w+\): (\S+)", log_text, re.M):
         if res == "1/2-1/2":
