@@ -18,6 +18,12 @@ LINEAGE = NETS / "lineage.json"
 BEGIN, END = "<!-- lineage:begin -->", "<!-- lineage:end -->"
 
 
+def elo(score):
+    """Logistic Elo of a score, which is kept off 0 and 1 (a match without losses is finite)."""
+    score = min(max(score, 1e-6), 1 - 1e-6)
+    return -400 * math.log10(1 / score - 1)
+
+
 def load():
     return json.loads(LINEAGE.read_text()) if LINEAGE.exists() else []
 
@@ -46,10 +52,6 @@ def match_stats(log_text, elo0, elo1):
     score = (w + 0.5 * d) / n
     var = max((w * (1 - score) ** 2 + d * (0.5 - score) ** 2 + l * score**2) / n, 1e-4)
 
-    def elo(s):
-        s = min(max(s, 1e-6), 1 - 1e-6)
-        return -400 * math.log10(1 / s - 1)
-
     def expected(e):
         return 1 / (1 + 10 ** (-e / 400))
 
@@ -69,8 +71,6 @@ def match_stats(log_text, elo0, elo1):
     }
 
 
-def elo_of_score(s):
-    return -400 * math.log10(1 / s - 1)
 
 
 def lower_bound(wdl):
@@ -80,7 +80,7 @@ def lower_bound(wdl):
     n, z = w + d + l, 1.645
     p = (w + 0.5 * d) / n
     low = (p + z * z / (2 * n) - z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))) / (1 + z * z / n)
-    return elo_of_score(low)
+    return elo(low)
 
 
 def elo_text(s):
@@ -181,17 +181,17 @@ def render(_args):
 
     # A match without losses adds its lower bound (and no error): the sum stays a floor. The
     # errors of independent matches add in quadrature.
-    elo, errors, total, variance = [0.0], [0.0], 0.0, 0.0
+    cumulative, errors, total, variance = [0.0], [0.0], 0.0, 0.0
     for e in lineage:
         s = e["sprt"]
         unbounded = s["wdl"][2] == 0 and s["wdl"][0] > 0
         total += lower_bound(s["wdl"]) if unbounded else s["elo"]
         variance += 0.0 if unbounded else s["error"] ** 2
-        elo.append(total)
+        cumulative.append(total)
         errors.append(math.sqrt(variance))
     fig, ax = plt.subplots(figsize=(6, 4))
-    ax.errorbar(range(len(elo)), elo, yerr=errors, marker="o", capsize=3)
-    ax.set_xticks(range(len(elo)))
+    ax.errorbar(range(len(cumulative)), cumulative, yerr=errors, marker="o", capsize=3)
+    ax.set_xticks(range(len(cumulative)))
     ax.set_xlabel("generation")
     ax.set_ylabel("Elo over generation 0 (sum of SPRT estimates;\nlower bounds for matches without a loss)")
     ax.set_title("Patina: strength by generation")
