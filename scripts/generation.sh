@@ -134,17 +134,17 @@ done
 [ -n "$sprt" ] && wait $sprt
 trap - EXIT
 verdict
-verdict=$?
+decision=$?
 set -e
-if [ $verdict -eq 2 ]; then
+if [ $decision -eq 2 ]; then
   log "the match produced no games: see $sprt_dir/fastchess.log (engines, book, fastchess)"
   exit 1
 fi
-if [ $verdict -ne 0 ]; then
+if [ $decision -ne 0 ]; then
   # Set the candidate and its match aside, so a re-run with other settings trains afresh.
   rejected=rejected-$(date +%Y%m%d-%H%M%S)
   mv "$run" "$run-$rejected" && mv "$sprt_dir" "$sprt_dir-$rejected"
-  log "generation $child not promoted (verdict $verdict), kept as $run-$rejected; re-run with other settings (e.g. a wider WINDOW)"
+  log "generation $child not promoted (verdict $decision), kept as $run-$rejected; re-run with other settings (e.g. a wider WINDOW)"
   exit 1
 fi
 

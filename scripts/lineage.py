@@ -16,6 +16,8 @@ from pathlib import Path
 NETS = Path(__file__).resolve().parent.parent / "nets"
 LINEAGE = NETS / "lineage.json"
 BEGIN, END = "<!-- lineage:begin -->", "<!-- lineage:end -->"
+# The SPRT's decision bound for alpha = beta = 0.05, as fastchess sets it.
+LLR_BOUND = math.log((1 - 0.05) / 0.05)
 
 
 def elo(score):
@@ -67,7 +69,7 @@ def match_stats(log_text, elo0, elo1):
         "games": n,
         "wdl": [w, d, l],
         "llr": llr,
-        "bounds": f"(-2.94, 2.94) [{elo0}, {elo1}]",
+        "bounds": f"({-LLR_BOUND:.2f}, {LLR_BOUND:.2f}) [{elo0}, {elo1}]",
     }
 
 
@@ -203,7 +205,7 @@ def render(_args):
 def verdict_command(args):
     stats = match_stats(Path(args.log).read_text(), args.elo0, args.elo1)
     print(f"W/D/L {stats['wdl']}, Elo {stats['elo']:+.1f} ± {stats['error']:.1f}, LLR {stats['llr']:.2f} {stats['bounds']}")
-    sys.exit(0 if stats["llr"] >= 2.94 else 1 if stats["llr"] <= -2.94 else 3)
+    sys.exit(0 if stats["llr"] >= LLR_BOUND else 1 if stats["llr"] <= -LLR_BOUND else 3)
 
 
 def main():
