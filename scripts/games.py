@@ -200,13 +200,18 @@ def quantile(values, q):
     return values[min(len(values) - 1, int(q * len(values)))]
 
 
+def first_mover(tags):
+    """0 if White made the game's first move, 1 if Black did (a FEN with Black to move)."""
+    return 0 if tags.get("FEN") is None or " w " in tags["FEN"] else 1
+
+
 def game_lows(tags, moves, engine):
     """(side, lowest clock) for each side of one game that moved on a parseable clock."""
     match = CONTROL.fullmatch(tags.get("TimeControl", ""))
     if match is None:
         return []
     control = (int(match.group(1) or 0), *(round(float(x or 0) * 1000) for x in match.group(2, 3)))
-    first = 0 if tags.get("FEN") is None or " w " in tags["FEN"] else 1
+    first = first_mover(tags)
     lows = []
     for color, low in zip(("White", "Black"), lowest_clocks(moves, control, first)):
         if low is not None:
@@ -321,10 +326,9 @@ def ledger_column(kind, who):
 
 
 # A ledger row: when it was tallied, then counts that add up over rows, then the lowest clocks.
+LEDGER_ENDINGS = [ledger_column(kind, who) for kind in ABNORMAL for who in ("engine", "opponent", "unknown")]
 LEDGER_COUNTS = (
-    ["games", "wins", "draws", "losses"]
-    + [f"pairs_{points}" for points in ("0", "0.5", "1", "1.5", "2")]
-    + [ledger_column(kind, who) for kind in ABNORMAL for who in ("engine", "opponent", "unknown")]
+    ["games", "wins", "draws", "losses"] + [f"pairs_{points}" for points in ("0", "0.5", "1", "1.5", "2")] + LEDGER_ENDINGS
 )
 LEDGER_COLUMNS = ["tallied", "time_control"] + LEDGER_COUNTS + ["lowest_clock_engine", "lowest_clock_opponent"]
 
@@ -375,7 +379,7 @@ def ledger(args):
         fail(f"{args.ledger[0]}: no rows")
     print(f"{rows} chunks, time control {', '.join(sorted(controls))}")
     print(f"W/D/L: {totals['wins']}/{totals['draws']}/{totals['losses']}")
-    print("abnormal endings: " + ", ".join(f"{c} {totals[c]}" for c in LEDGER_COUNTS[9:]))
+    print("abnormal endings: " + ", ".join(f"{c} {totals[c]}" for c in LEDGER_ENDINGS))
     print("lowest clock (ms): " + ", ".join(f"{side} {value}" for side, value in sorted(lowest.items())))
     counts = [totals[f"pairs_{points}"] for points in ("0", "0.5", "1", "1.5", "2")]
     if sum(counts) == 0:
@@ -390,7 +394,7 @@ def wdl(args):
         white_score = SCORE.get(tags.get("Result"))
         if white_score is None:
             continue
-        first = 0 if tags.get("FEN") is None or " w " in tags["FEN"] else 1
+        first = first_mover(tags)
         for ply, value in scored_plies(moves):
             white_moved = (ply + first) % 2 == 0
             mover = tags.get("White" if white_moved else "Black", "")
