@@ -11,18 +11,26 @@ fn main() {
     println!("cargo:rerun-if-env-changed=EVALFILE");
     let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap()).join("..");
     let nets = root.join("nets");
-    let net = match std::env::var("EVALFILE") {
-        Ok(path) if !path.is_empty() => root.join(path),
+    let (net, named_by) = match std::env::var("EVALFILE") {
+        Ok(path) if !path.is_empty() => (
+            root.join(path),
+            "EVALFILE (a relative path is taken from the workspace root)",
+        ),
         _ => {
             let default = nets.join("DEFAULT");
             println!("cargo:rerun-if-changed={}", default.display());
-            let name =
-                std::fs::read_to_string(&default).expect("nets/DEFAULT names the default net");
-            nets.join(name.trim())
+            let name = std::fs::read_to_string(&default).unwrap_or_else(|e| {
+                eprintln!("error: cannot read {}: {e}", default.display());
+                std::process::exit(1)
+            });
+            (nets.join(name.trim()), "nets/DEFAULT")
         }
     };
     let net = net.canonicalize().unwrap_or_else(|e| {
-        eprintln!("error: cannot embed the net {}: {e}", net.display());
+        eprintln!(
+            "error: cannot embed the net {}, named by {named_by}: {e}",
+            net.display()
+        );
         std::process::exit(1)
     });
     println!("cargo:rerun-if-changed={}", net.display());

@@ -23,11 +23,15 @@ pub struct Network {
     pub output_bias: i16,
 }
 
+// The file's bytes are the struct's, read and written as they lie in memory.
+#[cfg(target_endian = "big")]
+compile_error!("net files are little-endian; a big-endian build would read every weight swapped");
+
 const UNPADDED_SIZE: usize = std::mem::size_of::<Network>();
 /// bullet fills the padding of the files it saves with these letters, repeated.
 const BULLET_PADDING: &[u8] = b"bullet";
 /// bullet pads the file to a multiple of 64 bytes.
-pub const FILE_SIZE: usize = UNPADDED_SIZE.div_ceil(64) * 64;
+const FILE_SIZE: usize = UNPADDED_SIZE.div_ceil(64) * 64;
 const _: () = assert!(UNPADDED_SIZE == 2 * (INPUTS * HIDDEN + HIDDEN + 2 * HIDDEN + 1));
 
 /// The default net, chosen at build time (`EVALFILE` overrides the file `nets/DEFAULT` names).
@@ -61,12 +65,25 @@ pub enum NetworkError {
          feature weights), beyond i16: its accumulator could overflow"
     )]
     AccumulatorRange { neuron: usize, reach: i32 },
+    #[error(
+        "net file's output weights of perspective {perspective} are too large together: with every \
+         activation saturated its i32 dot product would overflow"
+    )]
+    DotProductRange { perspective: usize },
 }
 
 /// |w| ≤ 128 keeps clamp(x, 0, QA)·w within i16, which `screlu_dot` relies on.
 const MAX_OUTPUT_WEIGHT: i16 = 128;
 /// At most 32 features are active, one per piece on the board.
 const MAX_PIECES: i32 = 32;
+
+/// Whether a perspective's SCReLU dot product, at most QA² · Σ|w| over its output weights, stays
+/// within i32 (`screlu_dot` sums in i32). Only a wide net can fail it (N > 258 with every weight
+/// at the limit); the default net's sums reach about 6 % of the range.
+fn dot_product_fits(weights: &[i16]) -> bool {
+    let sum: i64 = weights.iter().map(|w| i64::from(w.unsigned_abs())).sum();
+    sum * i64::from(QA * QA) <= i64::from(i32::MAX)
+}
 
 impl Network {
     /// Parses a net file, refusing anything that is not exactly this architecture's layout.
@@ -94,9 +111,8 @@ impl Network {
 
     /// The right size can still hold weights the integer inference cannot compute exactly
     /// (another trainer's clipping, or not a net at all): refuse them rather than misevaluate.
-    /// Checked: the accumulators and the 16-bit activation × weight product. Not checked: each
-    /// perspective's i32 dot-product sum, which only a net with most activations saturated and
-    /// large output weights everywhere could overflow, far from any trained one.
+    /// Checked: the accumulators, the 16-bit activation × weight product and each perspective's
+    /// i32 dot product.
     fn check_ranges(&self) -> Result<(), NetworkError> {
         if let Some((index, &value)) = self
             .output_weights
@@ -117,6 +133,13 @@ impl Network {
             if reach > i32::from(i16::MAX) {
                 return Err(NetworkError::AccumulatorRange { neuron, reach });
             }
+        }
+        if let Some(perspective) = self
+            .output_weights
+            .chunks(HIDDEN)
+            .position(|weights| !dot_product_fits(weights))
+        {
+            return Err(NetworkError::DotProductRange { perspective });
         }
         Ok(())
     }
@@ -172,5 +195,19 @@ impl Network {
         let cp = (sum / i64::from(QA) + i64::from(self.output_bias)) * i64::from(SCALE)
             / i64::from(QA * QB);
         cp as i32
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dot_products_fit_up_to_the_i32_range() {
+        assert!(dot_product_fits(&[MAX_OUTPUT_WEIGHT; 256]));
+        assert!(dot_product_fits(&[MAX_OUTPUT_WEIGHT; 258]));
+        assert!(!dot_product_fits(&[MAX_OUTPUT_WEIGHT; 259]));
+        assert!(dot_product_fits(&[-30; 1024]));
+        assert!(!dot_product_fits(&[-33; 1024]));
     }
 }
