@@ -1,5 +1,9 @@
 //! Patina: a UCI chess engine whose only evaluation is an NNUE trained from zero knowledge.
 
+// Every `unsafe` block says why it is sound (SIMD in `nnue::simd`, the hash table's memory,
+// PEXT and prefetch hints).
+#![deny(clippy::undocumented_unsafe_blocks)]
+
 pub mod board;
 pub mod engine;
 mod memory;

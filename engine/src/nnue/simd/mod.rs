@@ -7,8 +7,6 @@
 //! The path is chosen at compile time from the build's target features (the workspace builds
 //! with `target-cpu=native`): AVX-512 if available, else AVX2, else scalar.
 
-#![deny(clippy::undocumented_unsafe_blocks)]
-
 mod scalar;
 mod vector;
 
