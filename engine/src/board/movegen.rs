@@ -40,13 +40,9 @@ impl Board {
     /// Parses a UCI move (`e2e4`, `e7e8q`; castling as king-to-destination or king-takes-rook)
     /// and returns it only if it is legal here. The board's own notation is tried first: in
     /// Chess960 a king step such as `f1g1` reads in standard notation as castling with the h-rook.
-    /// A promotion piece in upper case (`e7e8Q`), as some GUIs write it, is accepted.
+    /// Upper case is accepted too, as some GUIs write the promotion piece (`e7e8Q`).
     pub fn parse_uci_move(&self, text: &str) -> Option<Move> {
-        let text = if text.len() == 5 {
-            text.to_ascii_lowercase()
-        } else {
-            text.to_string()
-        };
+        let text = text.to_ascii_lowercase();
         let moves = self.legal_moves();
         [self.chess960, !self.chess960]
             .into_iter()

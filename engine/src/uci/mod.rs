@@ -227,23 +227,20 @@ impl Uci {
     }
 
     /// Starts the search whatever part of the line was unreadable, reporting each such part.
-    fn go(&mut self, go: GoCommand) {
+    fn go(&mut self, mut go: GoCommand) {
+        let mut limits = go.limits;
+        for text in &go.search_moves {
+            match self.engine.board().parse_uci_move(text) {
+                Some(mv) => limits.search_moves.push(mv),
+                None => go.skipped.push(ParseError::IllegalMove(text.clone())),
+            }
+        }
         for error in &go.skipped {
             println!("info string error: {error}; ignored");
         }
         if let Some(depth) = go.perft {
             self.perft(depth);
             return;
-        }
-        let mut limits = go.limits;
-        for text in &go.search_moves {
-            match self.engine.board().parse_uci_move(text) {
-                Some(mv) => limits.search_moves.push(mv),
-                None => println!(
-                    "info string error: {}; ignored",
-                    ParseError::IllegalMove(text.clone())
-                ),
-            }
         }
         if limits.search_moves.is_empty() && !go.search_moves.is_empty() {
             println!("info string error: no legal move among searchmoves; searching them all");
