@@ -2,7 +2,7 @@
 //! quantisation factor and rounded to nearest (feature layer ×QA, output weights ×QB, output
 //! bias ×QA·QB), clamped into i16.
 
-use patina::nnue::{QA, QB};
+use patina::nnue::{check_ranges, NetworkError, QA, QB};
 
 use crate::model::Model;
 
@@ -10,19 +10,38 @@ use crate::model::Model;
 /// little-endian i16, scaled by its layer's factor, then zero padding to a multiple of 64 bytes.
 /// For any N, so a run can train a wider net than the engine at hand was built for.
 pub fn quantise<const N: usize>(model: &Model<N>) -> Vec<u8> {
+    let mut bytes: Vec<u8> = quantised_params(model)
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .collect();
+    bytes.resize(bytes.len().div_ceil(64) * 64, 0);
+    bytes
+}
+
+/// Refuses what the engine's loader would refuse in the quantised net, by the loader's own range
+/// checks, whatever N the engine at hand was built for: a wide net's output weights can overflow
+/// its i32 sums.
+pub fn check_engine_ranges<const N: usize>(model: &Model<N>) -> Result<(), NetworkError> {
+    let params = quantised_params(model);
+    check_ranges(
+        &params[..Model::<N>::FEATURE_BIAS],
+        &params[Model::<N>::FEATURE_BIAS..Model::<N>::OUTPUT_WEIGHTS],
+        &params[Model::<N>::OUTPUT_WEIGHTS..Model::<N>::OUTPUT_BIAS],
+    )
+}
+
+fn quantised_params<const N: usize>(model: &Model<N>) -> Vec<i16> {
     let scale = |index: usize| match index {
         i if i < Model::<N>::OUTPUT_WEIGHTS => QA,
         i if i < Model::<N>::OUTPUT_BIAS => QB,
         _ => QA * QB,
     };
-    let mut bytes: Vec<u8> = model
+    model
         .params
         .iter()
         .enumerate()
-        .flat_map(|(i, &w)| quantise_one(w, scale(i)).to_le_bytes())
-        .collect();
-    bytes.resize(bytes.len().div_ceil(64) * 64, 0);
-    bytes
+        .map(|(i, &w)| quantise_one(w, scale(i)))
+        .collect()
 }
 
 /// The float copy: every parameter as little-endian f32, in the order of the quantised file
@@ -42,6 +61,7 @@ fn quantise_one(weight: f32, scale: i32) -> i16 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::optim::CLIP;
     use patina::nnue::{Network, HIDDEN};
 
     #[test]
@@ -66,6 +86,22 @@ mod tests {
         assert_eq!(net.output_weights[HIDDEN], 32);
         assert_eq!(net.output_bias, 4080);
         assert_eq!(float_bytes(&model).len(), 4 * Model::<HIDDEN>::LEN);
+    }
+
+    /// With every output weight at the clip, N = 256 still fits the engine's i32 dot product;
+    /// N = 512 does not, and the engine's check says so before anyone loads the file.
+    #[test]
+    fn wide_nets_are_vetted_by_the_engines_checks() {
+        fn saturated<const N: usize>() -> Model<N> {
+            let mut model = Model::<N>::zeroed();
+            model.params[Model::<N>::OUTPUT_WEIGHTS..Model::<N>::OUTPUT_BIAS].fill(CLIP);
+            model
+        }
+        assert!(check_engine_ranges(&saturated::<256>()).is_ok());
+        assert!(matches!(
+            check_engine_ranges(&saturated::<512>()),
+            Err(NetworkError::DotProductRange { perspective: 0 })
+        ));
     }
 
     /// bullet's file size for N = 256: 2·(771·256 + 1) = 394 754 bytes, padded to 394 816.

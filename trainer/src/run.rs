@@ -19,7 +19,7 @@ use crate::model::Model;
 use crate::optim::AdamW;
 use crate::plot;
 use crate::precision::RowFormat;
-use crate::quantise::{float_bytes, quantise};
+use crate::quantise::{check_engine_ranges, float_bytes, quantise};
 use crate::shuffle::Split;
 use crate::train::Trainer;
 
@@ -147,7 +147,12 @@ fn run_at<const N: usize, P: RowFormat>(config: &Config, start: Start) -> Result
     Ok(net)
 }
 
-pub fn save_net<const N: usize>(model: &Model<N>, path: &Path) -> Result<()> {
+/// Saves the net even if the engine would refuse it (training may bring the weights back in
+/// range), but says so at once rather than at the engine's first load.
+fn save_net<const N: usize>(model: &Model<N>, path: &Path) -> Result<()> {
+    if let Err(refusal) = check_engine_ranges(model) {
+        eprintln!("warning: the engine will refuse {}: {refusal}", path.display());
+    }
     write_atomic(path, &quantise(model))
 }
 

@@ -8,7 +8,7 @@ mod network;
 pub mod simd;
 
 pub use accumulator::{Accumulator, AccumulatorStack};
-pub use network::{Network, NetworkError, EMBEDDED_NET_NAME};
+pub use network::{check_ranges, Network, NetworkError, EMBEDDED_NET_NAME};
 
 use crate::types::{Color, Piece, Square};
 

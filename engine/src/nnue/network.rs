@@ -85,6 +85,46 @@ fn dot_product_fits(weights: &[i16]) -> bool {
     sum * i64::from(QA * QA) <= i64::from(i32::MAX)
 }
 
+/// Refuses weights the integer inference cannot compute exactly. Works for any hidden width N
+/// (the length of `feature_bias`), so the trainer can vet a net wider than this build reads.
+/// Checked: the accumulators, the 16-bit activation × weight product and each perspective's
+/// i32 dot product.
+pub fn check_ranges(
+    feature_weights: &[i16],
+    feature_bias: &[i16],
+    output_weights: &[i16],
+) -> Result<(), NetworkError> {
+    let hidden = feature_bias.len();
+    debug_assert_eq!(feature_weights.len(), INPUTS * hidden);
+    debug_assert_eq!(output_weights.len(), 2 * hidden);
+    if let Some((index, &value)) = output_weights
+        .iter()
+        .enumerate()
+        .find(|(_, w)| w.unsigned_abs() > MAX_OUTPUT_WEIGHT.unsigned_abs())
+    {
+        return Err(NetworkError::OutputWeightRange { index, value });
+    }
+    let mut largest = vec![0u16; hidden];
+    for row in feature_weights.chunks_exact(hidden) {
+        for (largest, w) in largest.iter_mut().zip(row) {
+            *largest = (*largest).max(w.unsigned_abs());
+        }
+    }
+    for (neuron, (&bias, &largest)) in feature_bias.iter().zip(&largest).enumerate() {
+        let reach = i32::from(bias.unsigned_abs()) + MAX_PIECES * i32::from(largest);
+        if reach > i32::from(i16::MAX) {
+            return Err(NetworkError::AccumulatorRange { neuron, reach });
+        }
+    }
+    if let Some(perspective) = output_weights
+        .chunks(hidden)
+        .position(|weights| !dot_product_fits(weights))
+    {
+        return Err(NetworkError::DotProductRange { perspective });
+    }
+    Ok(())
+}
+
 impl Network {
     /// Parses a net file, refusing anything that is not exactly this architecture's layout.
     pub fn from_bytes(bytes: &[u8]) -> Result<Box<Self>, NetworkError> {
@@ -105,43 +145,14 @@ impl Network {
         }
         let mut net: Box<Self> = bytemuck::zeroed_box();
         bytemuck::bytes_of_mut(net.as_mut()).copy_from_slice(&bytes[..UNPADDED_SIZE]);
-        net.check_ranges()?;
+        // The right size can still hold weights the integer inference cannot compute exactly
+        // (another trainer's clipping, or not a net at all): refuse them rather than misevaluate.
+        check_ranges(
+            net.feature_weights.as_flattened(),
+            &net.feature_bias,
+            &net.output_weights,
+        )?;
         Ok(net)
-    }
-
-    /// The right size can still hold weights the integer inference cannot compute exactly
-    /// (another trainer's clipping, or not a net at all): refuse them rather than misevaluate.
-    /// Checked: the accumulators, the 16-bit activation × weight product and each perspective's
-    /// i32 dot product.
-    fn check_ranges(&self) -> Result<(), NetworkError> {
-        if let Some((index, &value)) = self
-            .output_weights
-            .iter()
-            .enumerate()
-            .find(|(_, w)| w.unsigned_abs() > MAX_OUTPUT_WEIGHT.unsigned_abs())
-        {
-            return Err(NetworkError::OutputWeightRange { index, value });
-        }
-        let mut largest = [0u16; HIDDEN];
-        for row in &self.feature_weights {
-            for (largest, w) in largest.iter_mut().zip(row) {
-                *largest = (*largest).max(w.unsigned_abs());
-            }
-        }
-        for (neuron, (&bias, &largest)) in self.feature_bias.iter().zip(&largest).enumerate() {
-            let reach = i32::from(bias.unsigned_abs()) + MAX_PIECES * i32::from(largest);
-            if reach > i32::from(i16::MAX) {
-                return Err(NetworkError::AccumulatorRange { neuron, reach });
-            }
-        }
-        if let Some(perspective) = self
-            .output_weights
-            .chunks(HIDDEN)
-            .position(|weights| !dot_product_fits(weights))
-        {
-            return Err(NetworkError::DotProductRange { perspective });
-        }
-        Ok(())
     }
 
     pub fn load(path: &Path) -> Result<Box<Self>, NetworkError> {
