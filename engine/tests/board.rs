@@ -61,6 +61,17 @@ fn null_moves_restore_the_position() {
     assert_eq!(board, before);
 }
 
+/// A FEN may start the move counters anywhere in u16; they stop at the top instead of wrapping
+/// to a fresh fifty-move count.
+#[test]
+fn move_counters_saturate() {
+    let mut board = Board::from_fen("4k3/8/8/8/8/8/8/4K2R b K - 65535 65535").unwrap();
+    board.make_move(board.parse_uci_move("e8e7").unwrap());
+    assert_eq!(board.to_fen(), "8/4k3/8/8/8/8/8/4K2R w K - 65535 65535");
+    board.make_null_move();
+    assert_eq!(board.to_fen(), "8/4k3/8/8/8/8/8/4K2R b K - 65535 65535");
+}
+
 #[test]
 fn mutated_fens_never_panic() {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(2);

@@ -151,7 +151,10 @@ fn run_at<const N: usize, P: RowFormat>(config: &Config, start: Start) -> Result
 /// range), but says so at once rather than at the engine's first load.
 fn save_net<const N: usize>(model: &Model<N>, path: &Path) -> Result<()> {
     if let Err(refusal) = check_engine_ranges(model) {
-        eprintln!("warning: the engine will refuse {}: {refusal}", path.display());
+        eprintln!(
+            "warning: the engine will refuse {}: {refusal}",
+            path.display()
+        );
     }
     write_atomic(path, &quantise(model))
 }

@@ -1,11 +1,12 @@
 //! FEN parsing and printing: standard FEN, X-FEN and Shredder-FEN castling fields.
-//! FEN comes from users and GUIs, so every malformed or impossible input is a typed error.
+//! FEN comes from users and GUIs, so every malformed or impossible input is a typed error, but
+//! castling and en-passant claims that the placement contradicts are dropped, not refused.
 
 use std::fmt::Write;
 
 use thiserror::Error;
 
-use super::{castling::right, zobrist, Board, Castling, State, Wing};
+use super::{castling::right, Board, Castling, State, Wing};
 use crate::types::{Bitboard, Color, Piece, PieceType, Square};
 
 pub const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
@@ -26,22 +27,24 @@ pub enum FenError {
     KingCount(Color, u32),
     #[error("{0:?} has {1} pawns; at most 8 are possible")]
     PawnCount(Color, u32),
-    #[error("{0:?} has {1} pieces; at most 16 are possible")]
-    PieceCount(Color, u32),
+    #[error(
+        "{color:?} has {promoted} pieces beyond the starting set, more than the {} pawns missing \
+         could have promoted to",
+        8 - pawns
+    )]
+    TooManyPromoted {
+        color: Color,
+        promoted: u32,
+        pawns: u32,
+    },
     #[error("pawns cannot stand on the first or last rank")]
     PawnOnBackRank,
     #[error("the side not to move is in check")]
     OpponentInCheck,
     #[error("bad castling field '{0}'")]
     BadCastling(String),
-    #[error("castling right '{0}' has no king on its back rank or no rook where it needs one")]
-    ImpossibleCastling(char),
     #[error("bad en-passant field '{0}'")]
     BadEnPassant(String),
-    #[error(
-        "en-passant square {0} is impossible: no pawn could have just made a double step past it"
-    )]
-    ImpossibleEnPassant(Square),
     #[error("bad halfmove clock '{0}'")]
     BadHalfmoveClock(String),
     #[error("bad fullmove number '{0}'")]
@@ -139,8 +142,27 @@ impl Board {
             if pawns > 8 {
                 return Err(FenError::PawnCount(color, pawns));
             }
-            if self.colored(color).count() > 16 {
-                return Err(FenError::PieceCount(color, self.colored(color).count()));
+            // Every piece beyond the starting set is a promoted pawn. This also bounds a side
+            // to 16 men and keeps the move count within the 218 of legal positions.
+            let promoted: u32 = [
+                (PieceType::Knight, 2),
+                (PieceType::Bishop, 2),
+                (PieceType::Rook, 2),
+                (PieceType::Queen, 1),
+            ]
+            .into_iter()
+            .map(|(piece, start)| {
+                self.colored_pieces(color, piece)
+                    .count()
+                    .saturating_sub(start)
+            })
+            .sum();
+            if pawns + promoted > 8 {
+                return Err(FenError::TooManyPromoted {
+                    color,
+                    promoted,
+                    pawns,
+                });
             }
         }
         if (self.pieces(PieceType::Pawn) & Bitboard::BACK_RANKS).is_nonempty() {
@@ -149,6 +171,9 @@ impl Board {
         Ok(())
     }
 
+    /// A right the placement contradicts (no king on its back rank, no rook for it) is dropped,
+    /// not refused: books and GUIs write stale `KQkq`, and refusing the position would leave the
+    /// engine on the previous one.
     fn parse_castling(&mut self, field: &str) -> Result<(), FenError> {
         if field == "-" {
             return Ok(());
@@ -157,17 +182,19 @@ impl Board {
             return Err(FenError::BadCastling(field.to_string()));
         }
         for c in field.chars() {
+            if !matches!(c.to_ascii_lowercase(), 'k' | 'q' | 'a'..='h') {
+                return Err(FenError::BadCastling(field.to_string()));
+            }
             let color = if c.is_ascii_uppercase() {
                 Color::White
             } else {
                 Color::Black
             };
             let back_rank = Bitboard::rank(7 * color as u8);
-            let king = self.colored_pieces(color, PieceType::King) & back_rank;
-            if king.is_empty() {
-                return Err(FenError::ImpossibleCastling(c));
-            }
-            let king = king.lsb();
+            let Some(king) = (self.colored_pieces(color, PieceType::King) & back_rank).next()
+            else {
+                continue;
+            };
             let rooks = self.colored_pieces(color, PieceType::Rook) & back_rank;
             let outermost = |wing: Wing| -> Option<Square> {
                 let mut side = rooks.filter(|sq| (sq.file() > king.file()) == (wing == Wing::King));
@@ -179,13 +206,14 @@ impl Board {
             let rook = match c.to_ascii_lowercase() {
                 'k' => outermost(Wing::King),
                 'q' => outermost(Wing::Queen),
-                file @ 'a'..='h' => {
+                file => {
                     let sq = Square::from_coords(file as u8 - b'a', king.rank());
                     rooks.contains(sq).then_some(sq)
                 }
-                _ => return Err(FenError::BadCastling(field.to_string())),
-            }
-            .ok_or(FenError::ImpossibleCastling(c))?;
+            };
+            let Some(rook) = rook else {
+                continue;
+            };
             let wing = if rook.file() > king.file() {
                 Wing::King
             } else {
@@ -202,7 +230,8 @@ impl Board {
     }
 
     /// Keeps the en-passant square only when a pawn can capture there, as Stockfish does, so
-    /// that equal positions have equal keys whatever the FEN said.
+    /// that equal positions have equal keys whatever the FEN said; a square the placement
+    /// contradicts is dropped likewise.
     fn parse_en_passant(&mut self, field: &str) -> Result<(), FenError> {
         if field == "-" {
             return Ok(());
@@ -211,20 +240,18 @@ impl Board {
         let us = self.side_to_move;
         let expected_rank = if us == Color::White { 5 } else { 2 };
         if sq.rank() != expected_rank {
-            return Err(FenError::ImpossibleEnPassant(sq));
+            return Ok(());
         }
         // Only now are the squares in front and behind on the board.
         let pushed = sq.offset(-us.forward());
         let origin = sq.offset(us.forward());
-        if self.piece_at(pushed) != Some(Piece::new(!us, PieceType::Pawn))
-            || self.piece_at(sq).is_some()
-            || self.piece_at(origin).is_some()
-        {
-            return Err(FenError::ImpossibleEnPassant(sq));
-        }
-        if (super::attacks::pawn_attacks(!us, sq) & self.colored_pieces(us, PieceType::Pawn))
-            .is_nonempty()
-        {
+        let double_step = self.piece_at(pushed) == Some(Piece::new(!us, PieceType::Pawn))
+            && self.piece_at(sq).is_none()
+            && self.piece_at(origin).is_none();
+        let capturable = (super::attacks::pawn_attacks(!us, sq)
+            & self.colored_pieces(us, PieceType::Pawn))
+        .is_nonempty();
+        if double_step && capturable {
             self.state.en_passant = Some(sq);
         }
         Ok(())
@@ -318,34 +345,6 @@ impl Board {
             letter
         }
     }
-
-    /// Places a piece on an empty square (bitboards and mailbox only; keys are the caller's).
-    #[inline(always)]
-    pub(super) fn add_piece(&mut self, piece: Piece, sq: Square) {
-        let bit = Bitboard::from_square(sq);
-        self.pieces[piece.piece_type().index()] |= bit;
-        self.colors[piece.color().index()] |= bit;
-        self.mailbox[sq.index()] = Some(piece);
-    }
-
-    #[inline(always)]
-    pub(super) fn remove_piece(&mut self, piece: Piece, sq: Square) {
-        let bit = Bitboard::from_square(sq);
-        self.pieces[piece.piece_type().index()] ^= bit;
-        self.colors[piece.color().index()] ^= bit;
-        self.mailbox[sq.index()] = None;
-    }
-
-    #[inline(always)]
-    pub(super) fn toggle_keys(&mut self, piece: Piece, sq: Square) {
-        let k = zobrist::piece_key(piece, sq);
-        self.state.key ^= k;
-        if piece.piece_type() == PieceType::Pawn {
-            self.state.pawn_key ^= k;
-        } else {
-            self.state.non_pawn_keys[piece.color().index()] ^= k;
-        }
-    }
 }
 
 #[cfg(test)]
@@ -391,6 +390,40 @@ mod tests {
         assert_eq!(board.to_fen(), "4k3/8/8/8/8/8/8/4K2R w K - 0 1");
     }
 
+    /// Castling rights and en-passant squares the placement contradicts are dropped; the
+    /// position is read.
+    #[test]
+    fn contradicted_claims_are_dropped() {
+        for (fen, read_as) in [
+            (
+                "4k3/8/8/8/8/8/8/4K2R w KQ - 0 1",
+                "4k3/8/8/8/8/8/8/4K2R w K - 0 1",
+            ),
+            (
+                "4k3/8/8/8/8/8/8/R3K2R w KQkq - 0 1",
+                "4k3/8/8/8/8/8/8/R3K2R w KQ - 0 1",
+            ),
+            (
+                "4k3/8/8/8/8/8/4K3/7R w K - 0 1",
+                "4k3/8/8/8/8/8/4K3/7R w - - 0 1",
+            ),
+            (
+                "4k3/8/8/8/8/8/8/4K2R w - e6 0 1",
+                "4k3/8/8/8/8/8/8/4K2R w - - 0 1",
+            ),
+            (
+                "4k3/8/8/8/4P3/8/8/4K3 w - e3 0 1",
+                "4k3/8/8/8/4P3/8/8/4K3 w - - 0 1",
+            ),
+            (
+                "4k3/8/8/3Pp3/8/8/8/4K3 w - e6 0 1",
+                "4k3/8/8/3Pp3/8/8/8/4K3 w - e6 0 1",
+            ),
+        ] {
+            assert_eq!(Board::from_fen(fen).unwrap().to_fen(), read_as, "{fen}");
+        }
+    }
+
     #[test]
     fn malformed_fens_are_rejected() {
         let cases: &[(&str, FenError)] = &[
@@ -425,8 +458,12 @@ mod tests {
                 FenError::PawnOnBackRank,
             ),
             (
-                "4k3/8/8/8/8/8/8/4K2R w KQ - 0 1",
-                FenError::ImpossibleCastling('Q'),
+                "rnbqkbnr/pppppppp/8/8/8/5N2/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+                FenError::TooManyPromoted {
+                    color: Color::White,
+                    promoted: 1,
+                    pawns: 8,
+                },
             ),
             (
                 "4k3/8/8/8/8/8/8/4K2R w Kx - 0 1",
@@ -437,8 +474,8 @@ mod tests {
                 FenError::BadEnPassant("e9".into()),
             ),
             (
-                "4k3/8/8/8/8/8/8/4K2R w - e6 0 1",
-                FenError::ImpossibleEnPassant(Square::parse("e6").unwrap()),
+                "4k3/8/8/8/8/8/8/4K2R w xK - 0 1",
+                FenError::BadCastling("xK".into()),
             ),
             (
                 "4k3/8/8/8/8/8/8/4K2R w - - x 1",

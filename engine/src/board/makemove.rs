@@ -1,8 +1,11 @@
 //! Making and unmaking moves. Keys are updated incrementally on make and restored from the
 //! state stack on unmake, so unmake only has to put the pieces back.
 
-use super::{zobrist::KEYS, Board};
-use crate::types::{Color, Move, MoveKind, Piece, PieceType, Square};
+use super::{
+    zobrist::{self, KEYS},
+    Board,
+};
+use crate::types::{Bitboard, Color, Move, MoveKind, Piece, PieceType, Square};
 
 impl Board {
     /// Plays a legal move.
@@ -12,7 +15,7 @@ impl Board {
         let (from, to) = (mv.from(), mv.to());
         let piece = self.piece_at(from).expect("a legal move starts on a piece");
 
-        self.state.halfmove_clock += 1;
+        self.state.halfmove_clock = self.state.halfmove_clock.saturating_add(1);
         self.state.plies_since_null += 1;
         self.state.captured = None;
         if let Some(ep) = self.state.en_passant.take() {
@@ -82,8 +85,9 @@ impl Board {
             self.state.key ^= KEYS.castling[self.state.castling_rights as usize];
         }
 
+        // The counters saturate: a FEN may start them anywhere in u16.
         if us == Color::Black {
-            self.fullmove_number += 1;
+            self.fullmove_number = self.fullmove_number.saturating_add(1);
         }
         self.side_to_move = !us;
         self.state.key ^= KEYS.side;
@@ -139,7 +143,7 @@ impl Board {
     pub fn make_null_move(&mut self) {
         self.history.push(self.state);
         self.state.captured = None;
-        self.state.halfmove_clock += 1;
+        self.state.halfmove_clock = self.state.halfmove_clock.saturating_add(1);
         self.state.plies_since_null = 0;
         if let Some(ep) = self.state.en_passant.take() {
             self.state.key ^= KEYS.en_passant[ep.file() as usize];
@@ -160,5 +164,35 @@ impl Board {
         self.add_piece(piece, to);
         self.toggle_keys(piece, from);
         self.toggle_keys(piece, to);
+    }
+
+    /// Places a piece on an empty square (bitboards and mailbox only; keys are the caller's).
+    #[inline(always)]
+    pub(super) fn add_piece(&mut self, piece: Piece, sq: Square) {
+        let bit = Bitboard::from_square(sq);
+        self.pieces[piece.piece_type().index()] |= bit;
+        self.colors[piece.color().index()] |= bit;
+        self.mailbox[sq.index()] = Some(piece);
+    }
+
+    /// Takes a piece off its square (it must be there: the bits are toggled, not cleared).
+    #[inline(always)]
+    pub(super) fn remove_piece(&mut self, piece: Piece, sq: Square) {
+        let bit = Bitboard::from_square(sq);
+        self.pieces[piece.piece_type().index()] ^= bit;
+        self.colors[piece.color().index()] ^= bit;
+        self.mailbox[sq.index()] = None;
+    }
+
+    /// Adds or removes a piece on a square in the keys (the same XOR does both).
+    #[inline(always)]
+    pub(super) fn toggle_keys(&mut self, piece: Piece, sq: Square) {
+        let k = zobrist::piece_key(piece, sq);
+        self.state.key ^= k;
+        if piece.piece_type() == PieceType::Pawn {
+            self.state.pawn_key ^= k;
+        } else {
+            self.state.non_pawn_keys[piece.color().index()] ^= k;
+        }
     }
 }

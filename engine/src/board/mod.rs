@@ -175,6 +175,7 @@ impl Board {
         self.state.castling_rights & castling::right(color, wing) != 0
     }
 
+    #[cfg(test)]
     pub fn castling(&self) -> &Castling {
         &self.castling
     }

@@ -12,7 +12,8 @@ use super::{
 };
 use crate::types::{Bitboard, Color, Move, MoveKind, PieceType, Square};
 
-/// No legal position has more than 218 moves.
+/// No legal position has more than 218 moves, nor any position the FEN parser accepts (its
+/// material is one promotions could reach).
 pub type MoveList = ArrayVec<Move, 256>;
 
 impl Board {

@@ -1,4 +1,4 @@
-//! Standard algebraic notation, for PGN books and game records.
+//! Standard algebraic notation, for PGN books.
 
 use super::Board;
 use crate::types::{Move, PieceType, Square, Wing};
@@ -54,7 +54,8 @@ impl Board {
         candidates.next().is_none().then_some(found)
     }
 
-    /// The move in SAN, with disambiguation and check/mate suffix.
+    /// The move in SAN, with disambiguation and check/mate suffix: the parser's test oracle.
+    #[cfg(test)]
     pub fn san(&self, mv: Move) -> String {
         let mut san = String::new();
         let piece_type = self

@@ -34,7 +34,7 @@ const fn generate() -> Keys {
         }
         p += 1;
     }
-    // Castling keys combine per-right keys so that clearing one right is a single XOR.
+    // Each set of castling rights hashes as the XOR of its single rights' keys (as in Polyglot).
     let single = [
         splitmix(&mut seed),
         splitmix(&mut seed),

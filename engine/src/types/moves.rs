@@ -72,7 +72,8 @@ impl MoveKind {
                 PieceType::Knight => 0,
                 PieceType::Bishop => 1,
                 PieceType::Rook => 2,
-                _ => 3,
+                PieceType::Queen => 3,
+                PieceType::Pawn | PieceType::King => unreachable!(),
             };
         match KINDS[bits as usize] {
             Some(kind) => kind,

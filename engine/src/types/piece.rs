@@ -56,7 +56,8 @@ impl PieceType {
         Self::Queen,
         Self::King,
     ];
-    /// Promotion choices, strongest first so move ordering tries the queen first.
+    /// Promotion choices in generation order: the queen first, then the knight, the
+    /// underpromotion most often right (it gives check or forks where a queen cannot).
     pub const PROMOTIONS: [Self; 4] = [Self::Queen, Self::Knight, Self::Rook, Self::Bishop];
 
     #[inline(always)]
