@@ -73,13 +73,13 @@ impl TimeManager {
                     (share.mul_f64(2.5) + increment).min(cap),
                 )
             }
+            // The hard limit is the cap itself; below it the soft limit, scaled by the search's
+            // stability, decides how long a move takes.
             None => {
-                let cap = available.mul_f64(SUDDEN_DEATH_MAX_SHARE);
+                let hard = available.mul_f64(SUDDEN_DEATH_MAX_SHARE);
                 let soft = available.mul_f64(f64::from(params::tm_soft_permille()) / 1000.0)
                     + increment.mul_f64(f64::from(params::tm_increment_percent()) / 100.0);
-                let hard =
-                    available.mul_f64(f64::from(params::tm_hard_permille()) / 1000.0) + increment;
-                (soft.min(cap), hard.min(cap))
+                (soft.min(hard), hard)
             }
         };
         Self {

@@ -262,7 +262,9 @@ impl ThreadData {
 
             // Reverse futility pruning (RFP): far above beta, a shallow search will not fall below it.
             let margin = params::rfp_margin() * (depth - i32::from(improving));
-            if depth <= params::rfp_depth() && eval - margin >= beta && eval < MATE_BOUND {
+            // `eval` is never a mate score here: evaluations are clamped inside the mate bound
+            // and `refine` takes no mate score from the table.
+            if depth <= params::rfp_depth() && eval - margin >= beta {
                 return (eval + beta) / 2;
             }
 
@@ -568,8 +570,12 @@ impl ThreadData {
             Bound::Upper
         };
 
+        // A later MultiPV line searched only the root moves not shown yet: its result is not the
+        // position's, for the correction history or the table.
+        let whole_position = !(Node::ROOT && pv_index > 0);
+
         // Correction history learns from quiet positions whose result disagrees with the static eval.
-        if let Some(static_eval) = static_eval {
+        if let Some(static_eval) = static_eval.filter(|_| whole_position) {
             let best_is_quiet = best_move.is_none_or(|mv| !mv.is_noisy());
             let implausible = (bound == Bound::Lower && best_score <= static_eval)
                 || (bound == Bound::Upper && best_score >= static_eval);
@@ -580,7 +586,7 @@ impl ThreadData {
             }
         }
 
-        if excluded.is_none() && !(Node::ROOT && pv_index > 0) {
+        if excluded.is_none() && whole_position {
             shared.tt.store(
                 key, ply, best_move, best_score, raw_eval, depth, bound, tt_pv,
             );

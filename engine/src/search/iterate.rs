@@ -56,7 +56,6 @@ impl ThreadData {
             .clamp(1, MAX_PLY as i32 - 1);
         let multipv = shared.multipv.clamp(1, self.root_moves.len());
         let mut stability = 0;
-        let mut previous_best = None;
 
         for depth in 1..=max_depth {
             self.root_depth = depth;
@@ -79,6 +78,13 @@ impl ThreadData {
                 break;
             }
             self.completed_depth = depth;
+            let best = self.root_moves[0].mv;
+            stability = if self.completed_best == Some(best) {
+                stability + 1
+            } else {
+                0
+            };
+            self.completed_best = Some(best);
             self.publish_nodes(shared);
             if !self.is_main() {
                 continue;
@@ -86,29 +92,19 @@ impl ThreadData {
             for pv_index in 0..multipv {
                 reporter.report(&self.search_info(shared, depth, pv_index, ScoreBound::Exact));
             }
-
-            let best = self.root_moves[0].mv;
-            stability = if previous_best == Some(best) {
-                stability + 1
-            } else {
-                0
-            };
-            previous_best = Some(best);
             if self.should_stop_after_iteration(shared, stability) {
                 break;
             }
         }
 
-        if self.is_main() && previous_best.is_some_and(|best| best != self.root_moves[0].mv) {
-            // An interrupted iteration found a better move: show the line that will be played.
-            reporter.report(&self.search_info(
-                shared,
-                self.completed_depth + 1,
-                0,
-                ScoreBound::Lower,
-            ));
-        }
         if self.is_main() {
+            // The last completed iteration's report stands unless a later move replaced it.
+            if self
+                .completed_best
+                .is_some_and(|best| best != self.root_moves[0].mv)
+            {
+                reporter.report(&self.played_line_info(shared));
+            }
             shared.hold_answer(&self.limits);
             shared.stop.store(true, Relaxed);
         }
@@ -189,6 +185,17 @@ impl ThreadData {
                 search_depth = (search_depth - 1).max(depth - 3).max(1);
             }
             delta += delta / 2;
+        }
+    }
+
+    /// The line this thread would play, once it has stopped. An unfinished iteration that found
+    /// a better move than the last completed one shows it one ply deeper, its score a lower
+    /// bound (it beat the old best move, and the rest of the iteration is unknown).
+    pub(crate) fn played_line_info(&self, shared: &SharedContext) -> SearchInfo {
+        if self.completed_best == Some(self.root_moves[0].mv) {
+            self.search_info(shared, self.completed_depth, 0, ScoreBound::Exact)
+        } else {
+            self.search_info(shared, self.completed_depth + 1, 0, ScoreBound::Lower)
         }
     }
 

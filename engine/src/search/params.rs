@@ -79,7 +79,6 @@ parameters! {
     correction_weight: 256, 64, 512;
     tm_soft_permille: 50, 30, 100;
     tm_increment_percent: 85, 50, 100;
-    tm_hard_permille: 250, 150, 500;
     tm_node_offset_percent: 150, 100, 200;
     tm_node_scale_percent: 135, 50, 250;
 }

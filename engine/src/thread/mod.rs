@@ -10,7 +10,7 @@ use crate::board::Board;
 use crate::nnue::{AccumulatorStack, Network};
 use crate::search::history::{ContinuationKey, Histories};
 use crate::search::score::Score;
-use crate::search::{Limits, Reporter, RootMove, ScoreBound, SearchResult, Silent, MAX_PLY};
+use crate::search::{Limits, Reporter, RootMove, SearchResult, Silent, MAX_PLY};
 use crate::time::{TimeManager, DEFAULT_MOVE_OVERHEAD};
 use crate::tt::TranspositionTable;
 use crate::types::Move;
@@ -124,6 +124,8 @@ pub struct ThreadData {
     /// The iteration being searched: extensions stop at twice its depth in plies.
     pub root_depth: i32,
     pub completed_depth: i32,
+    /// The best move of the last completed iteration.
+    pub completed_best: Option<Move>,
     /// Plies below which null-move pruning is off (during a null-move verification search).
     pub nmp_min_ply: usize,
     pub time: Option<TimeManager>,
@@ -145,6 +147,7 @@ impl ThreadData {
             seldepth: 0,
             root_depth: 0,
             completed_depth: 0,
+            completed_best: None,
             nmp_min_ply: 0,
             time: None,
             limits: Limits::default(),
@@ -174,6 +177,7 @@ impl ThreadData {
         self.seldepth = 0;
         self.root_depth = 0;
         self.completed_depth = 0;
+        self.completed_best = None;
         self.nmp_min_ply = 0;
         self.stack.fill(StackEntry::default());
         self.limits = limits.clone();
@@ -224,7 +228,7 @@ pub fn search(
     let best = best_thread(threads);
     if !best.is_main() {
         // The main thread reported its own line: show the one that will be played.
-        reporter.report(&best.search_info(shared, best.completed_depth, 0, ScoreBound::Exact));
+        reporter.report(&best.played_line_info(shared));
     }
     let root = &best.root_moves[0];
     SearchResult {
@@ -256,6 +260,7 @@ fn best_thread(threads: &[ThreadData]) -> &ThreadData {
 mod tests {
     use super::*;
     use crate::search::score::INFINITY;
+    use crate::search::ScoreBound;
 
     fn thread(
         id: usize,
@@ -294,6 +299,20 @@ mod tests {
             thread(1, &network, 10, 20, 30),
         ];
         assert_eq!(best_thread(&threads).id, 0);
+    }
+
+    /// A helper's line is reported as the main thread's is: exact at its completed depth while
+    /// its best move stands, a lower bound one ply deeper once an unfinished iteration replaced it.
+    #[test]
+    fn the_played_line_is_exact_only_if_its_iteration_completed() {
+        let shared = SharedContext::new(1, Network::random(1), 2);
+        let mut helper = thread(1, &shared.network, 10, 20, 30);
+        helper.completed_best = Some(helper.root_moves[0].mv);
+        let info = helper.played_line_info(&shared);
+        assert_eq!((info.depth, info.bound), (10, ScoreBound::Exact));
+        helper.completed_best = Some(Board::startpos().legal_moves()[0]);
+        let info = helper.played_line_info(&shared);
+        assert_eq!((info.depth, info.bound), (11, ScoreBound::Lower));
     }
 
     #[test]
