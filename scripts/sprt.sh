@@ -8,7 +8,8 @@
 #   MAX_ROUNDS (20000 game pairs), NEW_OPTIONS / BASE_OPTIONS (extra "option.X=Y" words),
 #   OUT (directory for the log and PGN, default ./sprt-<time>), FIXED=1 (no SPRT: exactly
 #   MAX_ROUNDS pairs, e.g. to count time losses over a set number of games), ADJUDICATE
-#   (fastchess flags that end decided games early; none by default).
+#   (fastchess flags that end decided games early; none by default), SRAND (the seed of the
+#   opening order; fastchess's own by default).
 # Prints the final result; exits 0 if H1 was accepted, 1 if H0, 3 if neither (rounds ran out).
 set -euo pipefail
 here=$(dirname "$0")
@@ -24,13 +25,14 @@ mkdir -p "$out"
 sprt=(-sprt elo0="$elo0" elo1="$elo1" alpha=0.05 beta=0.05)
 [ "${FIXED:-0}" = 1 ] && sprt=()
 read -r -a adjudicate <<< "${ADJUDICATE:-}"
+srand=(); [ -n "${SRAND:-}" ] && srand=(-srand "$SRAND")
 
 # shellcheck disable=SC2086
 "$FASTCHESS" \
   -engine cmd="$new" name=new ${NEW_OPTIONS:-} \
   -engine cmd="$base" name=base ${BASE_OPTIONS:-} \
   -each tc="${TC:-8+0.08}" option.Hash="${HASH:-16}" option.Threads="${THREADS:-1}" \
-  -openings file="$book" format=$format order=random \
+  -openings file="$book" format=$format order=random "${srand[@]}" \
   "${sprt[@]}" "${adjudicate[@]}" \
   -rounds "${MAX_ROUNDS:-20000}" -games 2 -repeat -concurrency "${CONCURRENCY:-2}" -recover \
   -ratinginterval 50 -pgnout file="$out/games.pgn" 2>&1 | tee "$out/fastchess.log" | grep -E "^(Elo|LLR|Games|Ptnml|SPRT|Results)" || true

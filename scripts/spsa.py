@@ -16,13 +16,13 @@ every iteration, so a killed run continues where it stopped; `--state` with a ne
 afresh. The log beside it has one CSV row per iteration. At the end (or with --show) the tuned
 values are printed as `setoption` lines and as `params.rs` entries.
 
-fastchess comes from $FASTCHESS or PATH; the book from ../shared/books (as scripts/sprt.sh).
+Each iteration's games are a fixed-length scripts/sprt.sh match (fastchess from $FASTCHESS or
+PATH, the book from ../shared/books unless --book names one).
 """
 import argparse
 import json
 import os
 import random
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -30,6 +30,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from games import SCORE, games  # noqa: E402
 
+SPRT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "sprt.sh")
 # UCI options that are settings, not search parameters.
 STANDARD = {"Hash", "Threads", "MultiPV", "Move Overhead"}
 ALPHA, GAMMA = 0.602, 0.101
@@ -84,32 +85,32 @@ def option_words(values):
     return [f"option.{name}={value}" for name, value in values.items()]
 
 
-def play(engine, plus, minus, settings, fastchess, book, seed):
-    """W − L of θ+ over `pairs` game pairs, and the number of games played."""
+def play(engine, plus, minus, settings, seed):
+    """W − L of θ+ over `pairs` game pairs, and the number of games played: a fixed-length match
+    played by scripts/sprt.sh, θ+ as `new` and θ− as `base`."""
     with tempfile.TemporaryDirectory() as tmp:
-        pgn = os.path.join(tmp, "games.pgn")
-        fmt = "epd" if book.endswith(".epd") else "pgn"
-        cmd = [fastchess,
-               "-engine", f"cmd={engine}", "name=plus", *option_words(plus),
-               "-engine", f"cmd={engine}", "name=minus", *option_words(minus),
-               "-each", f"tc={settings['tc']}", f"option.Hash={settings['hash']}", "option.Threads=1",
-               "-openings", f"file={book}", f"format={fmt}", "order=random",
-               "-srand", str(seed),
-               "-rounds", str(settings["pairs"]), "-games", "2", "-repeat",
-               "-concurrency", "2", "-recover", "-pgnout", f"file={pgn}"]
-        subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+        env = dict(os.environ, FIXED="1", MAX_ROUNDS=str(settings["pairs"]), OUT=tmp,
+                   TC=settings["tc"], HASH=str(settings["hash"]), THREADS="1", SRAND=str(seed),
+                   NEW_OPTIONS=" ".join(option_words(plus)), BASE_OPTIONS=" ".join(option_words(minus)))
+        env.pop("BOOK", None)
+        if settings["book"]:
+            env["BOOK"] = settings["book"]
+        match = subprocess.run([SPRT, engine, engine], env=env, capture_output=True, text=True)
         wins_minus_losses, played = 0, 0
-        for tags in games([pgn]):
+        pgn = os.path.join(tmp, "games.pgn")
+        for tags in games([pgn]) if os.path.exists(pgn) else []:
             score = SCORE.get(tags.get("Result"))
             if score is None:
                 continue
-            plus_score = score if tags.get("White") == "plus" else 1 - score
+            plus_score = score if tags.get("White") == "new" else 1 - score
             wins_minus_losses += {1.0: 1, 0.5: 0, 0.0: -1}[plus_score]
             played += 1
+        if played == 0:
+            sys.exit(f"no game finished (scripts/sprt.sh exit {match.returncode}):\n{match.stderr}")
         return wins_minus_losses, played
 
 
-def iterate(state, engine, fastchess):
+def iterate(state, engine):
     """Plays iteration k and moves θ; returns (W − L of θ+, games played)."""
     settings, params = state["settings"], state["params"]
     k = state["iteration"] + 1
@@ -122,9 +123,7 @@ def iterate(state, engine, fastchess):
         plus[name] = min(p["max"], max(p["min"], round(p["value"] + c_k * delta)))
         minus[name] = min(p["max"], max(p["min"], round(p["value"] - c_k * delta)))
         steps[name] = a_k
-    # The default book is unpacked into /tmp, which may be gone when a run resumes: resolve it here.
-    book = settings["book"] or book_path("8moves_v3.pgn")
-    result, played = play(engine, plus, minus, settings, fastchess, book, rng.getrandbits(31))
+    result, played = play(engine, plus, minus, settings, rng.getrandbits(31))
     for name, a_k in steps.items():
         p = params[name]
         # The gradient estimate divides by the perturbation actually played, which rounding
@@ -153,12 +152,6 @@ def show(state):
     print("params.rs:")
     for name, p in params.items():
         print(f"    {name}: {round(p['value'])}, {p['min']}, {p['max']};")
-
-
-def book_path(name):
-    here = os.path.dirname(os.path.abspath(__file__))
-    return subprocess.run(["bash", "-c", f'. "{here}/lib.sh"; book_path "$1"', "_", name],
-                          capture_output=True, text=True, check=True).stdout.strip()
 
 
 def main():
@@ -193,17 +186,13 @@ def main():
     if args.show:
         show(state)
         return
-    fastchess = os.environ.get("FASTCHESS") or shutil.which("fastchess")
-    if not fastchess:
-        sys.exit("fastchess not found: put it on PATH or set FASTCHESS=/path/to/fastchess")
-
     log_path = os.path.splitext(args.state)[0] + ".csv"
     new_log = not os.path.exists(log_path)
     with open(log_path, "a", encoding="utf-8") as log:
         if new_log:
             log.write("iteration,plus_w_minus_l,games," + ",".join(state["params"]) + "\n")
         while state["iteration"] < state["settings"]["iterations"]:
-            result, played = iterate(state, engine, fastchess)
+            result, played = iterate(state, engine)
             # State first: a run killed between the two repeats no iteration, it only misses a row.
             save(state, args.state)
             values = ",".join(f"{p['value']:.3f}" for p in state["params"].values())

@@ -1,29 +1,16 @@
 """chunks.sh with a stand-in fastchess: resuming, refusing other binaries, cut-short chunks."""
 
 import os
-import stat
 import subprocess
+import sys
 import tempfile
 import unittest
 from pathlib import Path
 
-SCRIPTS = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from standins import FASTCHESS, write_program  # noqa: E402
 
-# Plays `-rounds` pairs of instant games into `-pgnout file=…` (white wins every game), or only
-# $GAMES_BEFORE_CRASH of them, as fastchess would print them.
-FASTCHESS = r'''#!/usr/bin/env python3
-import os, sys
-args = sys.argv[1:]
-rounds = int(args[args.index("-rounds") + 1])
-path = args[args.index("-pgnout") + 1].removeprefix("file=")
-games = min(2 * rounds, int(os.environ.get("GAMES_BEFORE_CRASH", 2 * rounds)))
-with open(path, "a") as pgn:
-    for game in range(games):
-        white, black = ("new", "base") if game % 2 == 0 else ("base", "new")
-        pgn.write(f'[Event "t"]\n[Round "{game // 2 + 1}"]\n[White "{white}"]\n[Black "{black}"]\n'
-                  f'[Result "1-0"]\n[TimeControl "8+0.08"]\n\n1. e4 {{+0.1/5 0.100s}} 1-0\n\n')
-print(f"Games: {games}, Wins: 0, Losses: 0, Draws: 0")
-'''
+SCRIPTS = Path(__file__).resolve().parent.parent
 
 
 def engine(bench_nodes):
@@ -35,8 +22,7 @@ class Chunks(unittest.TestCase):
         self.tmp = tempfile.TemporaryDirectory()
         self.dir = Path(self.tmp.name)
         for name, text in (("fastchess", FASTCHESS), ("new", engine(1)), ("base", engine(2)), ("other", engine(3))):
-            (self.dir / name).write_text(text)
-            (self.dir / name).chmod(stat.S_IRWXU)
+            write_program(self.dir / name, text)
         (self.dir / "book.pgn").write_text("")
         self.ledger = self.dir / "matches" / "m.tsv"
 
