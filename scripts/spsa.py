@@ -162,7 +162,8 @@ def main():
     parser.add_argument("--pairs", type=int, default=2, help="game pairs per iteration")
     parser.add_argument("--tc", default="8+0.08")
     parser.add_argument("--hash", type=int, default=16)
-    parser.add_argument("--book", default=None, help="EPD or PGN openings (default ../shared/books/8moves_v3.pgn)")
+    parser.add_argument("--book", default=os.environ.get("BOOK"),
+                        help="EPD or PGN openings (default $BOOK, else ../shared/books/8moves_v3.pgn)")
     parser.add_argument("--params", default=None, help="comma-separated names (default: every tunable)")
     parser.add_argument("--c-end-fraction", type=float, default=0.05)
     parser.add_argument("--r-end", type=float, default=0.002)

@@ -137,7 +137,8 @@ fn run_suite(name: &str, budget: u64) {
     });
 }
 
-/// The whole suites at every listed depth (billions of nodes): `cargo test --release -- --ignored`.
+/// The whole suites at every listed depth (billions of nodes):
+/// `cargo test --profile test-release --test perft -- --ignored`.
 #[test]
 #[ignore]
 fn full_suites() {
