@@ -62,7 +62,7 @@ pub fn run(args: &PgnArgs) -> Result<PgnSummary, PgnError> {
     let mut out = AtomicFile::create(&args.out).map_err(out_error)?;
     let mut summary = PgnSummary::default();
     for path in &args.inputs {
-        let text = std::fs::read_to_string(path).map_err(|source| PgnError::Io {
+        let text = patina::tools::read_text(path).map_err(|source| PgnError::Io {
             path: path.clone(),
             source,
         })?;

@@ -2,26 +2,47 @@
 //! from the shell.
 
 use std::io::BufReader;
+use std::process::ExitCode;
 
-use patina::uci::Uci;
+use patina::uci::{Executed, Uci};
 
-fn main() {
+fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut uci = Uci::default();
     if args.is_empty() {
         uci.run(BufReader::new(std::io::stdin()));
-        return;
+        return ExitCode::SUCCESS;
     }
-    // Command-line form: the arguments are one UCI command (OpenBench runs `patina bench`),
-    // except `perft N [fen]`, which sets the position first.
-    let line = match args.first().map(String::as_str) {
-        Some("perft") if args.len() > 2 => {
-            let position = format!("position fen {}", args[2..].join(" "));
-            uci.execute(&position);
-            format!("perft {}", args[1])
+    let mut failed = false;
+    for line in command_lines(&args) {
+        match uci.execute(&line) {
+            Executed::Done => {}
+            Executed::Quit => break,
+            // The rest would run on the wrong net, position or settings.
+            Executed::Failed => {
+                failed = true;
+                break;
+            }
         }
-        _ => args.join(" "),
-    };
-    uci.execute(&line);
+    }
     uci.finish();
+    if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// The UCI lines the arguments stand for. OpenBench passes one command per argument
+/// (`patina "setoption name EvalFile value x.nnue" bench`); a shell user types one command as
+/// words (`patina bench 13`), and `perft N FEN…` sets the position first.
+fn command_lines(args: &[String]) -> Vec<String> {
+    match args.first().map(String::as_str) {
+        Some("perft") if args.len() > 2 => vec![
+            format!("position fen {}", args[2..].join(" ")),
+            format!("perft {}", args[1]),
+        ],
+        _ if args.iter().any(|arg| arg.contains(char::is_whitespace)) => args.to_vec(),
+        _ => vec![args.join(" ")],
+    }
 }

@@ -368,8 +368,6 @@ fn end_of_input_lets_a_finite_search_answer() {
     assert!(engine.exits_within(5 * SECOND));
 }
 
-/// `go depth 5` answers after its search; a `go` with no limit cannot end by itself, and with
-/// no input to follow it is stopped at once.
 #[test]
 fn bench_from_the_command_line_is_deterministic() {
     let run = || {
@@ -392,6 +390,73 @@ fn bench_from_the_command_line_is_deterministic() {
     assert_eq!(run(), run());
 }
 
+/// Runs the binary with these arguments and no input: whether it succeeded, and its output.
+fn run_with_args(args: &[&str]) -> (bool, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_patina"))
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("the engine binary runs");
+    (
+        output.status.success(),
+        String::from_utf8(output.stdout).unwrap(),
+    )
+}
+
+/// OpenBench passes one command per argument (`patina "setoption name EvalFile value x" bench`):
+/// each runs in turn, and one that fails stops the rest with a failing exit code, since a bench
+/// on the wrong net or a perft of the wrong position would be taken for the right one.
+#[test]
+fn arguments_holding_spaces_are_one_command_each() {
+    let nodes = |stdout: &str| stdout.lines().last().unwrap_or_default().to_string();
+    let (ok, plain) = run_with_args(&["bench", "4"]);
+    assert!(ok && plain.ends_with("nps\n"), "{plain}");
+    let (ok, multipv) = run_with_args(&["setoption name MultiPV value 3", "bench 4", "quit"]);
+    assert!(ok && multipv.ends_with("nps\n"), "{multipv}");
+    assert_ne!(
+        nodes(&plain).split_whitespace().next(),
+        nodes(&multipv).split_whitespace().next(),
+        "the option reached the bench"
+    );
+
+    let (ok, refused) = run_with_args(&[
+        "setoption name EvalFile value /nonexistent/x.nnue",
+        "bench 4",
+    ]);
+    assert!(!ok);
+    assert!(
+        refused.contains("error: /nonexistent/x.nnue: "),
+        "{refused}"
+    );
+    assert!(
+        !refused.contains("nps"),
+        "no bench on the wrong net: {refused}"
+    );
+
+    let (ok, perft) = run_with_args(&["perft", "2", "8/8/8", "w", "-", "-"]);
+    assert!(!ok);
+    assert!(!perft.contains("Nodes searched"), "{perft}");
+}
+
+/// OpenBench's genfens call: every FEN on its own line, each a legal position, all distinct.
+#[test]
+fn genfens_prints_distinct_positions() {
+    let (ok, stdout) = run_with_args(&["genfens 5 seed 3 book None", "quit"]);
+    assert!(ok, "{stdout}");
+    let fens: Vec<&str> = stdout
+        .lines()
+        .filter_map(|line| line.strip_prefix("info string genfens "))
+        .collect();
+    assert_eq!(fens.len(), 5, "{stdout}");
+    assert!(fens.iter().all(|fen| Board::from_fen(fen).is_ok()));
+    assert_eq!(
+        fens.iter().collect::<std::collections::HashSet<_>>().len(),
+        5
+    );
+}
+
+/// `go depth 5` answers after its search; a `go` with no limit cannot end by itself, and with
+/// no input to follow it is stopped at once.
 #[test]
 fn go_from_the_command_line_answers() {
     for args in [&["go", "depth", "5"][..], &["go"][..]] {

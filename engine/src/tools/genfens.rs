@@ -1,6 +1,7 @@
 //! OpenBench's `genfens`: random-opening positions, filtered by a short search, that
 //! OpenBench hands out to workers as self-play starting points.
 
+use std::collections::HashSet;
 use std::path::PathBuf;
 
 use rand_xoshiro::rand_core::SeedableRng;
@@ -73,38 +74,46 @@ pub enum GenFensError {
     #[error(transparent)]
     Book(#[from] BookError),
     #[error(
-        "{MAX_OPENING_ATTEMPTS} openings in a row scored beyond ±{MAX_OPENING_SCORE} cp or \
-         repeated an earlier one; use another book or net"
+        "{MAX_OPENING_ATTEMPTS} openings in a row scored beyond ±{MAX_OPENING_SCORE} cp; use \
+         another book or net"
     )]
     NoBalancedOpening,
+    #[error(
+        "after {found} distinct openings, {MAX_OPENING_ATTEMPTS} in a row repeated earlier ones: \
+         the book and random plies give too few for this request"
+    )]
+    TooFewDistinct { found: usize },
 }
 
-/// Produces the requested FENs, distinct and deterministic for a seed.
+/// Produces the requested FENs, distinct and deterministic for a seed, handing each to `emit`
+/// as soon as it is found (OpenBench waits on the output, and a large request takes a while).
 pub fn generate(
     engine: &mut Engine,
     request: &GenFensRequest,
-) -> Result<Vec<String>, GenFensError> {
+    mut emit: impl FnMut(&str),
+) -> Result<(), GenFensError> {
     let book = request.book.as_deref().map(Book::load).transpose()?;
     let source = OpeningSource::new(book.as_ref(), request.dfrc, None);
     let limits = Limits::nodes(VERIFICATION_NODES);
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(request.seed);
-    let mut fens = Vec::with_capacity(request.count);
+    let mut seen = HashSet::new();
     let mut repeats = 0;
-    while fens.len() < request.count {
+    while seen.len() < request.count {
         let (board, _) = source
             .balanced(engine, &mut rng, &limits, MAX_OPENING_SCORE)
             .ok_or(GenFensError::NoBalancedOpening)?;
         let fen = board.to_fen();
-        if fens.contains(&fen) {
+        if seen.contains(&fen) {
             // A small book with few random plies runs out of new positions.
             repeats += 1;
             if repeats == MAX_OPENING_ATTEMPTS {
-                return Err(GenFensError::NoBalancedOpening);
+                return Err(GenFensError::TooFewDistinct { found: seen.len() });
             }
         } else {
-            fens.push(fen);
+            emit(&fen);
+            seen.insert(fen);
             repeats = 0;
         }
     }
-    Ok(fens)
+    Ok(())
 }

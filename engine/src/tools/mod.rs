@@ -7,3 +7,14 @@ pub mod nnbench;
 pub mod openings;
 pub mod perft;
 pub mod pgn;
+
+/// Reads a text file another program wrote (a book, a match PGN): bytes that are not UTF-8,
+/// such as a Latin-1 player name, become U+FFFD rather than refusing the file, and a leading
+/// byte-order mark is dropped.
+pub fn read_text(path: &std::path::Path) -> std::io::Result<String> {
+    let text = String::from_utf8_lossy(&std::fs::read(path)?).into_owned();
+    Ok(match text.strip_prefix('\u{feff}') {
+        Some(rest) => rest.to_string(),
+        None => text,
+    })
+}

@@ -28,6 +28,11 @@ pub enum BookError {
     },
     #[error("book {0} holds no positions")]
     Empty(String),
+    #[error(
+        "every one of the {count} positions in book {path} ends the game (mate, stalemate or a \
+         draw by rule)"
+    )]
+    AllFinished { path: String, count: usize },
 }
 
 /// Positions to start games from: FENs from an EPD file or the end positions of PGN games.
@@ -40,11 +45,11 @@ impl Book {
     /// numbers; EPD operations such as `bm e4;` are ignored) or `.pgn`.
     pub fn load(path: &Path) -> Result<Self, BookError> {
         let name = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|source| BookError::Io {
+        let text = super::read_text(path).map_err(|source| BookError::Io {
             path: name.clone(),
             source,
         })?;
-        let positions = if path
+        let mut positions = if path
             .extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("pgn"))
         {
@@ -80,6 +85,15 @@ impl Book {
         };
         if positions.is_empty() {
             return Err(BookError::Empty(name));
+        }
+        // A book of finished games ends them in mate; no game can start there.
+        let count = positions.len();
+        positions.retain(|fen| {
+            let board = Board::from_fen(fen).expect("book positions were validated");
+            board.outcome().is_none()
+        });
+        if positions.is_empty() {
+            return Err(BookError::AllFinished { path: name, count });
         }
         Ok(Self { positions })
     }
@@ -307,6 +321,36 @@ mod tests {
         let error = Book::load(&path).err().unwrap().to_string();
         std::fs::remove_file(&path).unwrap();
         assert!(error.contains(", line 3: "), "{error}");
+    }
+
+    /// A byte-order mark and a Latin-1 tag value, as old tools write them, are read past.
+    #[test]
+    fn books_from_other_tools_load() {
+        let path = std::env::temp_dir().join(format!("patina-latin-{}.pgn", std::process::id()));
+        let mut bytes = b"\xef\xbb\xbf[White \"M\xfcller\"]\n\n1. e4 e5 *\n".to_vec();
+        bytes.extend_from_slice(b"[White \"x\"]\n\n1. d4 *\n");
+        std::fs::write(&path, bytes).unwrap();
+        let book = Book::load(&path);
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(book.unwrap().len(), 2);
+    }
+
+    /// Positions that end the game are dropped; a book of nothing else is refused.
+    #[test]
+    fn finished_positions_are_dropped() {
+        let mated = "1. f3 e5 2. g4 Qh4# 0-1\n\n";
+        let load = |text: &str| {
+            let path = std::env::temp_dir().join(format!("patina-mate-{}.pgn", std::process::id()));
+            std::fs::write(&path, text).unwrap();
+            let book = Book::load(&path);
+            std::fs::remove_file(&path).unwrap();
+            book
+        };
+        assert_eq!(load(&format!("{mated}1. e4 *\n")).unwrap().len(), 1);
+        assert!(matches!(
+            load(mated),
+            Err(BookError::AllFinished { count: 1, .. })
+        ));
     }
 
     /// With a fixed seed the same openings come back, each balanced and playable.

@@ -1,14 +1,17 @@
-//! A PGN reader: tags, SAN movetext, comments (which carry engine scores in match PGNs),
-//! variations and NAGs skipped. Used for opening books and to turn match games into data.
+//! A PGN reader: tags, SAN movetext, comments (which carry engine scores in match PGNs);
+//! variations, NAGs and `%` escape lines skipped. Used for opening books and to turn match
+//! games into data.
+
+use std::iter::Peekable;
 
 use crate::board::{Board, START_FEN};
 use crate::types::Move;
 
-/// One game: where it started, the moves with the comment after each, and the result tag.
+/// One game: where it started, the moves with the comment after each, and its result.
 pub struct PgnGame {
     pub start: Board,
     pub moves: Vec<(Move, Option<String>)>,
-    /// "1-0", "0-1", "1/2-1/2" or "*".
+    /// "1-0", "0-1", "1/2-1/2" or "*": the Result tag, else the termination marker.
     pub result: String,
 }
 
@@ -22,128 +25,258 @@ impl PgnGame {
     }
 }
 
-/// Splits a PGN file into games and parses each; an unparsable game yields an error text.
+/// Parses a PGN file game by game; an unreadable game yields an error text and the games
+/// after it are still read. A game ends at its termination marker (`1-0`, `*`, …) or, for a
+/// game without one, where the next game's tags begin.
 pub fn parse_games(text: &str) -> impl Iterator<Item = Result<PgnGame, String>> + '_ {
-    let mut rest = text;
-    std::iter::from_fn(move || {
-        // A game starts at its first non-blank character, tags or not (a `[` inside a
-        // comment such as `{[%clk 0:05:00]}` is not a tag section).
-        let start = rest.find(|ch: char| !ch.is_whitespace())?;
-        rest = &rest[start..];
-        // A game ends where the next tag section begins after movetext.
-        let mut end = rest.len();
-        let mut seen_movetext = false;
-        let mut offset = 0;
-        for line in rest.split_inclusive('\n') {
-            let trimmed = line.trim_start();
-            if trimmed.starts_with('[') && seen_movetext {
-                end = offset;
-                break;
-            }
-            if !trimmed.is_empty() && !trimmed.starts_with('[') {
-                seen_movetext = true;
-            }
-            offset += line.len();
+    let mut tokens = Lexer { text, pos: 0 }.peekable();
+    std::iter::from_fn(move || loop {
+        tokens.peek()?;
+        // Only comments or stray symbols after the last game make no game.
+        if let Some(game) = parse_game(&mut tokens).transpose() {
+            return Some(game);
         }
-        let game = &rest[..end];
-        rest = &rest[end..];
-        Some(parse_game(game))
     })
 }
 
-fn parse_game(text: &str) -> Result<PgnGame, String> {
-    let mut fen = None;
-    let mut result = "*".to_string();
-    let mut chess960 = false;
-    let mut movetext = String::new();
-    for line in text.lines() {
-        let line = line.trim();
-        if let Some(tag) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
-            let (name, value) = tag
-                .split_once(' ')
-                .ok_or_else(|| format!("malformed tag [{tag}]"))?;
-            let value = value.trim().trim_matches('"').to_string();
-            match name {
-                "FEN" => fen = Some(value),
-                "Result" => result = value,
-                "Variant" => {
-                    chess960 = value.to_ascii_lowercase().contains("960")
-                        || value.eq_ignore_ascii_case("fischerandom")
-                }
-                _ => {}
+enum Token<'a> {
+    Tag {
+        name: &'a str,
+        value: String,
+    },
+    Comment(&'a str),
+    VariationStart,
+    VariationEnd,
+    Termination(&'a str),
+    /// A move (perhaps with its number glued on, `12.Nf3`), a move number or a NAG.
+    Symbol(&'a str),
+}
+
+const TERMINATIONS: [&str; 4] = ["1-0", "0-1", "1/2-1/2", "*"];
+
+struct Lexer<'a> {
+    text: &'a str,
+    pos: usize,
+}
+
+impl<'a> Lexer<'a> {
+    fn skip_line(&mut self) {
+        self.pos = self.text[self.pos..]
+            .find('\n')
+            .map_or(self.text.len(), |end| self.pos + end);
+    }
+
+    /// `[Name "value"]`, the value with `\"` and `\\` escapes, starting at `[`.
+    fn tag(&mut self) -> Result<Token<'a>, String> {
+        let text = self.text;
+        let rest = &text[self.pos + 1..];
+        let line = &rest[..rest.find('\n').unwrap_or(rest.len())];
+        let malformed = || format!("malformed tag [{}", line.trim_end());
+        let name_len = line
+            .trim_start()
+            .find(char::is_whitespace)
+            .ok_or_else(malformed)?;
+        let name_start = line.len() - line.trim_start().len();
+        let name = &line[name_start..name_start + name_len];
+        let after_name = &line[name_start + name_len..];
+        let quoted = after_name
+            .trim_start()
+            .strip_prefix('"')
+            .ok_or_else(malformed)?;
+        let mut value = String::new();
+        let mut chars = quoted.char_indices();
+        let close = loop {
+            match chars.next().ok_or_else(malformed)? {
+                (_, '\\') => value.push(chars.next().ok_or_else(malformed)?.1),
+                (i, '"') => break i,
+                (_, ch) => value.push(ch),
             }
-        } else {
-            movetext.push_str(line);
-            movetext.push('\n');
+        };
+        let after_value = &quoted[close + 1..];
+        if !after_value.trim_start().starts_with(']') {
+            return Err(malformed());
+        }
+        let bracket = after_value.len() - after_value.trim_start().len();
+        let consumed = line.len() - after_value.len() + bracket + 1;
+        self.pos += 1 + consumed;
+        Ok(Token::Tag { name, value })
+    }
+}
+
+impl<'a> Iterator for Lexer<'a> {
+    type Item = Result<Token<'a>, String>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            let rest = &self.text[self.pos..];
+            let ch = rest.chars().next()?;
+            let line_start = self.pos == 0 || self.text[..self.pos].ends_with('\n');
+            let token = match ch {
+                _ if ch.is_whitespace() => {
+                    self.pos += ch.len_utf8();
+                    continue;
+                }
+                '%' if line_start => {
+                    self.skip_line();
+                    continue;
+                }
+                ';' => {
+                    self.skip_line();
+                    continue;
+                }
+                '[' => {
+                    let tag = self.tag();
+                    if tag.is_err() {
+                        self.skip_line();
+                    }
+                    return Some(tag);
+                }
+                '{' => match rest.find('}') {
+                    Some(close) => {
+                        self.pos += close + 1;
+                        Token::Comment(rest[1..close].trim())
+                    }
+                    None => {
+                        // Everything after is inside the comment: nothing more can be read.
+                        self.pos = self.text.len();
+                        return Some(Err("unclosed comment".into()));
+                    }
+                },
+                '(' => {
+                    self.pos += 1;
+                    Token::VariationStart
+                }
+                ')' => {
+                    self.pos += 1;
+                    Token::VariationEnd
+                }
+                _ => {
+                    let len = rest
+                        .find(|c: char| c.is_whitespace() || "{}()[];".contains(c))
+                        .unwrap_or(rest.len())
+                        .max(ch.len_utf8());
+                    self.pos += len;
+                    let symbol = &rest[..len];
+                    if TERMINATIONS.contains(&symbol) {
+                        Token::Termination(symbol)
+                    } else {
+                        Token::Symbol(symbol)
+                    }
+                }
+            };
+            return Some(Ok(token));
         }
     }
-    let mut board =
-        Board::from_fen(fen.as_deref().unwrap_or(START_FEN)).map_err(|e| e.to_string())?;
+}
+
+/// One game's tokens; `None` if they held no tag, move or termination marker.
+fn parse_game(tokens: &mut Peekable<Lexer<'_>>) -> Result<Option<PgnGame>, String> {
+    let mut fen = None;
+    let mut result_tag = None;
+    let mut chess960 = false;
+    let mut any_tag = false;
+    while let Some(Ok(Token::Tag { .. })) = tokens.peek() {
+        let Some(Ok(Token::Tag { name, value })) = tokens.next() else {
+            unreachable!("peeked a tag")
+        };
+        any_tag = true;
+        match name {
+            "FEN" => fen = Some(value),
+            "Result" => result_tag = Some(value),
+            "Variant" => {
+                chess960 = value.to_ascii_lowercase().contains("960")
+                    || value.eq_ignore_ascii_case("fischerandom")
+            }
+            _ => {}
+        }
+    }
+    // The first error makes the game unreadable, but its tokens are still consumed to its end.
+    let mut error = None;
+    let mut board = match Board::from_fen(fen.as_deref().unwrap_or(START_FEN)) {
+        Ok(board) => board,
+        Err(e) => {
+            error = Some(e.to_string());
+            Board::startpos()
+        }
+    };
     board.set_chess960(chess960);
     let start = board.clone();
     let mut moves: Vec<(Move, Option<String>)> = Vec::new();
-    let mut chars = movetext.char_indices().peekable();
+    let mut termination = None;
     let mut variation_depth = 0;
-    while let Some((i, c)) = chars.next() {
-        match c {
-            '{' => {
-                let close = movetext[i..].find('}').ok_or("unclosed comment")? + i;
-                let comment = movetext[i + 1..close].trim().to_string();
-                if variation_depth == 0 {
-                    if let Some(last) = moves.last_mut() {
-                        last.1 = Some(comment);
+    while !matches!(tokens.peek(), None | Some(Ok(Token::Tag { .. }))) {
+        let token = match tokens.next().expect("peeked a token") {
+            Ok(token) => token,
+            Err(e) => {
+                error.get_or_insert(e);
+                continue;
+            }
+        };
+        match token {
+            Token::Tag { .. } => unreachable!("tags end the movetext"),
+            Token::VariationStart => variation_depth += 1,
+            Token::VariationEnd if variation_depth == 0 => {
+                error.get_or_insert_with(|| "unbalanced ')' in the movetext".into());
+            }
+            Token::VariationEnd => variation_depth -= 1,
+            Token::Termination(marker) if variation_depth == 0 => {
+                termination = Some(marker);
+                break;
+            }
+            Token::Termination(_) => {}
+            Token::Comment(comment) if variation_depth == 0 => {
+                if let Some(last) = moves.last_mut() {
+                    last.1 = Some(comment.to_string());
+                }
+            }
+            Token::Comment(_) => {}
+            Token::Symbol(_) if variation_depth > 0 || error.is_some() => {}
+            Token::Symbol(symbol) => {
+                let Some(san) = move_text(symbol) else {
+                    continue;
+                };
+                match board.parse_san(san) {
+                    Some(mv) => {
+                        board.make_move(mv);
+                        moves.push((mv, None));
+                    }
+                    None => {
+                        error = Some(format!(
+                            "illegal or unreadable move '{san}' in {}",
+                            board.to_fen()
+                        ))
                     }
                 }
-                while chars.peek().is_some_and(|&(j, _)| j <= close) {
-                    chars.next();
-                }
-            }
-            ';' => {
-                while chars.peek().is_some_and(|&(_, ch)| ch != '\n') {
-                    chars.next();
-                }
-            }
-            '(' => variation_depth += 1,
-            ')' if variation_depth == 0 => return Err("unbalanced ')' in the movetext".into()),
-            ')' => variation_depth -= 1,
-            c if c.is_whitespace() => {}
-            _ => {
-                let end = movetext[i..]
-                    .find(|ch: char| ch.is_whitespace() || "{}();".contains(ch))
-                    .map_or(movetext.len(), |e| i + e);
-                let token = &movetext[i..end];
-                while chars.peek().is_some_and(|&(j, _)| j < end) {
-                    chars.next();
-                }
-                if variation_depth > 0
-                    || token.starts_with('$')
-                    || ["1-0", "0-1", "1/2-1/2", "*"].contains(&token)
-                {
-                    continue;
-                }
-                // Strip move numbers such as "12." or "12..." (possibly glued to the move); digits
-                // without a dot are part of the move, as in zero-style castling `0-0`.
-                let digits = token.trim_start_matches(|ch: char| ch.is_ascii_digit());
-                let san = match digits.strip_prefix('.') {
-                    Some(_) => digits.trim_start_matches('.'),
-                    None => token,
-                };
-                if san.is_empty() {
-                    continue;
-                }
-                let mv = board.parse_san(san).ok_or_else(|| {
-                    format!("illegal or unreadable move '{san}' in {}", board.to_fen())
-                })?;
-                board.make_move(mv);
-                moves.push((mv, None));
             }
         }
     }
-    Ok(PgnGame {
+    if let Some(error) = error {
+        return Err(error);
+    }
+    if !any_tag && moves.is_empty() && termination.is_none() {
+        return Ok(None);
+    }
+    let result = result_tag.or(termination.map(str::to_string));
+    Ok(Some(PgnGame {
         start,
         moves,
-        result,
-    })
+        result: result.unwrap_or_else(|| "*".into()),
+    }))
+}
+
+/// The move in a movetext symbol: move numbers such as `12.` or `12...` (perhaps glued to the
+/// move) stripped, NAGs (`$1`) dropped. Digits without a dot are part of the move, as in
+/// zero-style castling `0-0`.
+fn move_text(symbol: &str) -> Option<&str> {
+    if symbol.starts_with('$') {
+        return None;
+    }
+    let digits = symbol.trim_start_matches(|ch: char| ch.is_ascii_digit());
+    let san = match digits.strip_prefix('.') {
+        Some(_) => digits.trim_start_matches('.'),
+        None => symbol,
+    };
+    (!san.is_empty()).then_some(san)
 }
 
 #[cfg(test)]
@@ -185,5 +318,63 @@ mod tests {
         assert!(games[0].moves[6].0.is_castle());
         assert_eq!(games[1].moves.len(), 2);
         assert!(parse_games("1. e4 ) e5 *").next().unwrap().is_err());
+    }
+
+    /// A comment may span lines, and a line inside it may start with `[`.
+    #[test]
+    fn a_comment_holds_what_looks_like_a_tag() {
+        let pgn = "[Event \"x\"]\n\n1. e4 { [%eval 0.2]\n[%clk 0:05:00] } e5 *\n";
+        let games: Vec<PgnGame> = parse_games(pgn).collect::<Result<_, _>>().unwrap();
+        assert_eq!(games.len(), 1);
+        assert_eq!(games[0].moves.len(), 2);
+        assert_eq!(
+            games[0].moves[0].1.as_deref(),
+            Some("[%eval 0.2]\n[%clk 0:05:00]")
+        );
+    }
+
+    /// Games without tags end at their termination markers, on one line or several; the
+    /// marker is the result when no tag gives one.
+    #[test]
+    fn games_without_tags_end_at_their_markers() {
+        for pgn in ["1. e4 e5 1-0\n\n1. d4 d5 *\n", "1. e4 e5 1-0 1. d4 d5 *"] {
+            let games: Vec<PgnGame> = parse_games(pgn).collect::<Result<_, _>>().unwrap();
+            assert_eq!(games.len(), 2, "{pgn}");
+            assert_eq!(games[0].result, "1-0");
+            assert_eq!(games[1].final_board().to_fen(), {
+                let mut board = Board::startpos();
+                for san in ["d4", "d5"] {
+                    board.make_move(board.parse_san(san).unwrap());
+                }
+                board.to_fen()
+            });
+        }
+    }
+
+    /// Escape lines, two tags on a line, a quote escaped in a tag value, a NAG glued to a
+    /// variation, and a game left unfinished before the next one's tags.
+    #[test]
+    fn reads_escapes_and_packed_tags() {
+        let pgn = "% exported by a tool\n[Event \"a \\\"b\\\" c\"] [Result \"0-1\"]\n\
+                   1. f3 e5 2. g4 (2. e4 $2) Qh4#\n[Event \"next\"]\n1. e4\n";
+        let games: Vec<PgnGame> = parse_games(pgn).collect::<Result<_, _>>().unwrap();
+        assert_eq!(games.len(), 2);
+        assert_eq!(games[0].result, "0-1");
+        assert_eq!(games[0].moves.len(), 4);
+        assert!(!games[0].final_board().has_legal_move(), "mate");
+        assert_eq!((games[1].moves.len(), games[1].result.as_str()), (1, "*"));
+    }
+
+    /// An unreadable game is reported and the games after it are read.
+    #[test]
+    fn reading_goes_on_after_a_bad_game() {
+        let pgn = "[Event \"bad\"]\n1. e4 e4 *\n[Event \"bad tag]\n1. d4 *\n\n1. c4 *\n";
+        let games: Vec<Result<PgnGame, String>> = parse_games(pgn).collect();
+        assert_eq!(games.len(), 3);
+        assert!(games[0].as_ref().is_err_and(|e| e.contains("'e4'")));
+        assert!(games[1]
+            .as_ref()
+            .is_err_and(|e| e.contains("malformed tag")));
+        assert_eq!(games[2].as_ref().unwrap().moves.len(), 1);
     }
 }

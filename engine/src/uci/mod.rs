@@ -58,6 +58,15 @@ fn print_bestmove(result: &SearchResult, chess960: bool) {
     let _ = std::io::stdout().flush();
 }
 
+/// What a line of input did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Executed {
+    Done,
+    /// Refused or failed, with an `info string error` printed.
+    Failed,
+    Quit,
+}
+
 #[derive(Default)]
 pub struct Uci {
     engine: Engine,
@@ -70,7 +79,7 @@ impl Uci {
         // than ending the session; only the end of input or a read error does.
         for line in input.split(b'\n') {
             let Ok(line) = line else { break };
-            if !self.execute(&String::from_utf8_lossy(&line)) {
+            if self.execute(&String::from_utf8_lossy(&line)) == Executed::Quit {
                 self.engine.stop();
                 self.engine.wait();
                 return;
@@ -85,21 +94,23 @@ impl Uci {
         self.engine.finish();
     }
 
-    /// Executes one line; false on `quit`.
-    pub fn execute(&mut self, line: &str) -> bool {
+    /// Executes one line. An error is reported as `info string error` and the engine keeps
+    /// its last good state.
+    pub fn execute(&mut self, line: &str) -> Executed {
         let chess960 = self.engine.options().chess960;
         match command::parse(line, chess960) {
-            Ok(None) => true,
-            Ok(Some(Command::Quit)) => false,
-            Ok(Some(command)) => {
-                if let Err(message) = self.apply(command) {
+            Ok(None) => Executed::Done,
+            Ok(Some(Command::Quit)) => Executed::Quit,
+            Ok(Some(command)) => match self.apply(command) {
+                Ok(()) => Executed::Done,
+                Err(message) => {
                     println!("info string error: {message}");
+                    Executed::Failed
                 }
-                true
-            }
+            },
             Err(error) => {
                 println!("info string error: {error}");
-                true
+                Executed::Failed
             }
         }
     }
@@ -138,11 +149,10 @@ impl Uci {
             }
             Command::Display => self.display(),
             Command::GenFens(request) => {
-                for fen in
-                    genfens::generate(&mut self.engine, &request).map_err(|e| e.to_string())?
-                {
+                genfens::generate(&mut self.engine, &request, |fen| {
                     println!("info string genfens {fen}");
-                }
+                })
+                .map_err(|e| e.to_string())?;
             }
         }
         let _ = std::io::stdout().flush();
@@ -211,7 +221,7 @@ impl Uci {
                 } else {
                     self.engine
                         .load_network(Path::new(path))
-                        .map_err(|e| format!("{e}; keeping the current net"))?;
+                        .map_err(|e| format!("{path}: {e}; keeping the current net"))?;
                     println!("info string loaded net {path}");
                 }
             }
