@@ -44,6 +44,8 @@ enum Token<'a> {
         name: &'a str,
         value: String,
     },
+    /// A line starting with `[` that is no tag pair: the reason.
+    BadTag(String),
     Comment(&'a str),
     VariationStart,
     VariationEnd,
@@ -66,41 +68,51 @@ impl<'a> Lexer<'a> {
             .map_or(self.text.len(), |end| self.pos + end);
     }
 
-    /// `[Name "value"]`, the value with `\"` and `\\` escapes, starting at `[`.
-    fn tag(&mut self) -> Result<Token<'a>, String> {
-        let text = self.text;
-        let rest = &text[self.pos + 1..];
+    /// A tag pair, starting at `[`: `[Name "value"]` with `\"` and `\\` escapes, or else, as
+    /// tools write them unescaped (`[Site "C:\games\"]`), everything between the first quote
+    /// and the last `"]` on the line.
+    fn tag(&mut self) -> Token<'a> {
+        let rest = &self.text[self.pos + 1..];
         let line = &rest[..rest.find('\n').unwrap_or(rest.len())];
-        let malformed = || format!("malformed tag [{}", line.trim_end());
-        let name_len = line
-            .trim_start()
-            .find(char::is_whitespace)
-            .ok_or_else(malformed)?;
-        let name_start = line.len() - line.trim_start().len();
-        let name = &line[name_start..name_start + name_len];
-        let after_name = &line[name_start + name_len..];
-        let quoted = after_name
-            .trim_start()
-            .strip_prefix('"')
-            .ok_or_else(malformed)?;
-        let mut value = String::new();
-        let mut chars = quoted.char_indices();
-        let close = loop {
-            match chars.next().ok_or_else(malformed)? {
-                (_, '\\') => value.push(chars.next().ok_or_else(malformed)?.1),
-                (i, '"') => break i,
-                (_, ch) => value.push(ch),
+        match strict_tag(line).or_else(|| loose_tag(line)) {
+            Some((name, value, len)) => {
+                self.pos += 1 + len;
+                Token::Tag { name, value }
             }
-        };
-        let after_value = &quoted[close + 1..];
-        if !after_value.trim_start().starts_with(']') {
-            return Err(malformed());
+            None => {
+                self.skip_line();
+                Token::BadTag(format!("malformed tag [{}", line.trim_end()))
+            }
         }
-        let bracket = after_value.len() - after_value.trim_start().len();
-        let consumed = line.len() - after_value.len() + bracket + 1;
-        self.pos += 1 + consumed;
-        Ok(Token::Tag { name, value })
     }
+}
+
+/// Name, value and length (through the `]`) of a tag pair by the standard's syntax.
+fn strict_tag(line: &str) -> Option<(&str, String, usize)> {
+    let (name, after_name) = line.trim_start().split_once(char::is_whitespace)?;
+    let quoted = after_name.trim_start().strip_prefix('"')?;
+    let mut value = String::new();
+    let mut chars = quoted.char_indices();
+    let close = loop {
+        match chars.next()? {
+            (_, '\\') => value.push(chars.next()?.1),
+            (i, '"') => break i,
+            (_, ch) => value.push(ch),
+        }
+    };
+    let after_value = &quoted[close + 1..];
+    let bracket = after_value.find(|ch: char| !ch.is_whitespace())?;
+    (after_value[bracket..].starts_with(']'))
+        .then(|| (name, value, line.len() - after_value.len() + bracket + 1))
+}
+
+/// A tag pair whose value holds unescaped quotes or backslashes: the last `"]` on the line
+/// closes it.
+fn loose_tag(line: &str) -> Option<(&str, String, usize)> {
+    let end = line.rfind("\"]")?;
+    let (name, after_name) = line[..end].trim_start().split_once(char::is_whitespace)?;
+    let value = after_name.trim_start().strip_prefix('"')?;
+    Some((name, value.to_string(), end + 2))
 }
 
 impl<'a> Iterator for Lexer<'a> {
@@ -124,13 +136,7 @@ impl<'a> Iterator for Lexer<'a> {
                     self.skip_line();
                     continue;
                 }
-                '[' => {
-                    let tag = self.tag();
-                    if tag.is_err() {
-                        self.skip_line();
-                    }
-                    return Some(tag);
-                }
+                '[' => self.tag(),
                 '{' => match rest.find('}') {
                     Some(close) => {
                         self.pos += close + 1;
@@ -169,17 +175,24 @@ impl<'a> Iterator for Lexer<'a> {
     }
 }
 
-/// One game's tokens; `None` if they held no tag, move or termination marker.
+/// One game's tokens; `None` if they held no tag and no move.
 fn parse_game(tokens: &mut Peekable<Lexer<'_>>) -> Result<Option<PgnGame>, String> {
     let mut fen = None;
     let mut result_tag = None;
     let mut chess960 = false;
     let mut any_tag = false;
-    while let Some(Ok(Token::Tag { .. })) = tokens.peek() {
-        let Some(Ok(Token::Tag { name, value })) = tokens.next() else {
-            unreachable!("peeked a tag")
-        };
+    // The first error makes the game unreadable, but its tokens are still consumed to its end.
+    let mut error = None;
+    while let Some(Ok(Token::Tag { .. } | Token::BadTag(_))) = tokens.peek() {
         any_tag = true;
+        let (name, value) = match tokens.next() {
+            Some(Ok(Token::Tag { name, value })) => (name, value),
+            Some(Ok(Token::BadTag(reason))) => {
+                error.get_or_insert(reason);
+                continue;
+            }
+            _ => unreachable!("peeked a tag"),
+        };
         match name {
             "FEN" => fen = Some(value),
             "Result" => result_tag = Some(value),
@@ -190,12 +203,10 @@ fn parse_game(tokens: &mut Peekable<Lexer<'_>>) -> Result<Option<PgnGame>, Strin
             _ => {}
         }
     }
-    // The first error makes the game unreadable, but its tokens are still consumed to its end.
-    let mut error = None;
     let mut board = match Board::from_fen(fen.as_deref().unwrap_or(START_FEN)) {
         Ok(board) => board,
         Err(e) => {
-            error = Some(e.to_string());
+            error.get_or_insert(e.to_string());
             Board::startpos()
         }
     };
@@ -204,7 +215,10 @@ fn parse_game(tokens: &mut Peekable<Lexer<'_>>) -> Result<Option<PgnGame>, Strin
     let mut moves: Vec<(Move, Option<String>)> = Vec::new();
     let mut termination = None;
     let mut variation_depth = 0;
-    while !matches!(tokens.peek(), None | Some(Ok(Token::Tag { .. }))) {
+    while !matches!(
+        tokens.peek(),
+        None | Some(Ok(Token::Tag { .. } | Token::BadTag(_)))
+    ) {
         let token = match tokens.next().expect("peeked a token") {
             Ok(token) => token,
             Err(e) => {
@@ -213,7 +227,7 @@ fn parse_game(tokens: &mut Peekable<Lexer<'_>>) -> Result<Option<PgnGame>, Strin
             }
         };
         match token {
-            Token::Tag { .. } => unreachable!("tags end the movetext"),
+            Token::Tag { .. } | Token::BadTag(_) => unreachable!("tags end the movetext"),
             Token::VariationStart => variation_depth += 1,
             Token::VariationEnd if variation_depth == 0 => {
                 error.get_or_insert_with(|| "unbalanced ')' in the movetext".into());
@@ -253,7 +267,8 @@ fn parse_game(tokens: &mut Peekable<Lexer<'_>>) -> Result<Option<PgnGame>, Strin
     if let Some(error) = error {
         return Err(error);
     }
-    if !any_tag && moves.is_empty() && termination.is_none() {
+    // A stray marker or comment after the last game is no game.
+    if !any_tag && moves.is_empty() {
         return Ok(None);
     }
     let result = result_tag.or(termination.map(str::to_string));
@@ -365,10 +380,13 @@ mod tests {
         assert_eq!((games[1].moves.len(), games[1].result.as_str()), (1, "*"));
     }
 
-    /// An unreadable game is reported and the games after it are read.
+    /// An unreadable game is reported as one, whatever follows its bad part, and the games
+    /// after it are read.
     #[test]
     fn reading_goes_on_after_a_bad_game() {
-        let pgn = "[Event \"bad\"]\n1. e4 e4 *\n[Event \"bad tag]\n1. d4 *\n\n1. c4 *\n";
+        let pgn = "[Event \"bad\"]\n1. e4 e4 *\n\
+                   [Event \"bad tag]\n[FEN \"4k3/8/8/8/8/8/8/4K2R w K - 0 1\"]\n1. Kd1 *\n\n\
+                   1. c4 *\n";
         let games: Vec<Result<PgnGame, String>> = parse_games(pgn).collect();
         assert_eq!(games.len(), 3);
         assert!(games[0].as_ref().is_err_and(|e| e.contains("'e4'")));
@@ -376,5 +394,21 @@ mod tests {
             .as_ref()
             .is_err_and(|e| e.contains("malformed tag")));
         assert_eq!(games[2].as_ref().unwrap().moves.len(), 1);
+    }
+
+    /// Tag values with unescaped quotes or backslashes, as some tools write them, end at the
+    /// line's last `"]`; a stray marker after a game is no game.
+    #[test]
+    fn loose_tags_and_stray_markers() {
+        let pgn = "[Site \"C:\\games\\\"]\n[White \"a \"b\" c\"]\n\
+                   [FEN \"4k3/8/8/8/8/8/8/4K2R w K - 0 1\"]\n[Result \"1-0\"]\n\
+                   1. O-O Kd7 1-0 1-0\n";
+        let games: Vec<PgnGame> = parse_games(pgn).collect::<Result<_, _>>().unwrap();
+        assert_eq!(games.len(), 1);
+        assert_eq!(games[0].result, "1-0");
+        assert!(
+            games[0].moves[0].0.is_castle(),
+            "the FEN after the loose tags was read"
+        );
     }
 }
