@@ -125,13 +125,14 @@ impl Engine {
     pub fn set_hash(&mut self, megabytes: usize) -> Result<(), String> {
         let requested = megabytes.clamp(1, MAX_HASH_MB);
         let previous = self.options.hash_mb;
+        let threads = self.options.threads;
         let shared = self.shared_mut();
         // 1 MiB failing means the allocator itself is gone; nothing else would work either.
-        shared.tt = TranspositionTable::new(1).expect("a 1 MiB table");
+        shared.tt = TranspositionTable::new(1, 1).expect("a 1 MiB table");
         let halvings = std::iter::successors(Some(previous), |&mb| (mb > 1).then_some(mb / 2));
         let (size, tt) = std::iter::once(requested)
             .chain(halvings)
-            .find_map(|mb| Some((mb, TranspositionTable::new(mb)?)))
+            .find_map(|mb| Some((mb, TranspositionTable::new(mb, threads)?)))
             .expect("a 1 MiB table");
         shared.tt = tt;
         self.options.hash_mb = size;

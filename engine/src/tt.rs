@@ -131,11 +131,12 @@ pub struct TranspositionTable {
 }
 
 impl TranspositionTable {
-    /// A table of `megabytes` MiB; `None` if the memory cannot be had (the caller keeps its old table).
-    pub fn new(megabytes: usize) -> Option<Self> {
+    /// A table of `megabytes` MiB, zeroed by `threads` threads; `None` if the memory cannot be
+    /// had (the caller keeps its old table).
+    pub fn new(megabytes: usize, threads: usize) -> Option<Self> {
         let count = megabytes.max(1).checked_mul(1 << 20)? / std::mem::size_of::<Bucket>();
         Some(Self {
-            buckets: LargeBuffer::zeroed(count)?,
+            buckets: LargeBuffer::zeroed(count, threads)?,
             age: AtomicU8::new(0),
         })
     }
@@ -270,7 +271,7 @@ mod tests {
 
     #[test]
     fn store_then_probe_round_trips() {
-        let tt = TranspositionTable::new(1).unwrap();
+        let tt = TranspositionTable::new(1, 1).unwrap();
         let mv = Move::new(Square::E1, Square::E8, MoveKind::Quiet);
         tt.store(0xDEAD_BEEF, 3, Some(mv), -1234, 56, 9, Bound::Lower, true);
         let hit = tt.probe(0xDEAD_BEEF, 3).expect("stored entry is found");
@@ -283,7 +284,7 @@ mod tests {
 
     #[test]
     fn mate_scores_are_stored_relative_to_the_node() {
-        let tt = TranspositionTable::new(1).unwrap();
+        let tt = TranspositionTable::new(1, 1).unwrap();
         let mate_in_3_from_root = score::mate_in(5);
         tt.store(42, 2, None, mate_in_3_from_root, 0, 5, Bound::Exact, false);
         // The same node reached at ply 4 is two plies further from the mate's root.
@@ -293,7 +294,7 @@ mod tests {
     #[test]
     fn clearing_in_parallel_empties_every_bucket() {
         for threads in [1, 3] {
-            let tt = TranspositionTable::new(1).unwrap();
+            let tt = TranspositionTable::new(1, 1).unwrap();
             // Keys spread over the whole table: the multiply-shift index takes the high bits.
             let keys: Vec<u64> = (0..4096u64)
                 .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
@@ -317,7 +318,7 @@ mod tests {
 
     #[test]
     fn a_bare_eval_never_replaces_a_searched_score() {
-        let tt = TranspositionTable::new(1).unwrap();
+        let tt = TranspositionTable::new(1, 1).unwrap();
         tt.store(42, 0, None, 120, 30, 2, Bound::Lower, false);
         tt.store(42, 0, None, -score::INFINITY, 35, 0, Bound::None, false);
         let hit = tt.probe(42, 0).unwrap();
@@ -331,7 +332,7 @@ mod tests {
 
     #[test]
     fn torn_entry_is_rejected() {
-        let tt = TranspositionTable::new(1).unwrap();
+        let tt = TranspositionTable::new(1, 1).unwrap();
         tt.store(7, 0, None, 10, 10, 3, Bound::Exact, false);
         let entry = tt
             .bucket(7)

@@ -37,7 +37,8 @@ pub struct SharedContext {
 impl SharedContext {
     pub fn new(hash_mb: usize, network: Box<Network>, threads: usize) -> Self {
         Self {
-            tt: TranspositionTable::new(hash_mb).expect("memory for the default hash table"),
+            tt: TranspositionTable::new(hash_mb, threads)
+                .expect("memory for the default hash table"),
             network,
             stop: AtomicBool::new(false),
             pondering: AtomicBool::new(false),
