@@ -12,9 +12,7 @@ pub mod pgn;
 /// such as a Latin-1 player name, become U+FFFD rather than refusing the file, and a leading
 /// byte-order mark is dropped.
 pub fn read_text(path: &std::path::Path) -> std::io::Result<String> {
-    let text = String::from_utf8_lossy(&std::fs::read(path)?).into_owned();
-    Ok(match text.strip_prefix('\u{feff}') {
-        Some(rest) => rest.to_string(),
-        None => text,
-    })
+    let bytes = std::fs::read(path)?;
+    let text = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&bytes);
+    Ok(String::from_utf8_lossy(text).into_owned())
 }

@@ -49,7 +49,8 @@ impl Book {
             path: name.clone(),
             source,
         })?;
-        let mut positions = if path
+        // Each entry as (FEN, board): the board decides below whether a game can start there.
+        let entries: Vec<(String, Board)> = if path
             .extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("pgn"))
         {
@@ -61,7 +62,8 @@ impl Book {
                         place: format!("game {}", index + 1),
                         reason,
                     })?;
-                    Ok(game.final_board().to_fen())
+                    let board = game.final_board();
+                    Ok((board.to_fen(), board))
                 })
                 .collect::<Result<Vec<_>, _>>()?
         } else {
@@ -74,7 +76,7 @@ impl Book {
                     fen.extend(fields.take(2).take_while(|f| f.parse::<u32>().is_ok()));
                     let fen = fen.join(" ");
                     Board::from_fen(&fen)
-                        .map(|_| fen)
+                        .map(|board| (fen, board))
                         .map_err(|e| BookError::Entry {
                             path: name.clone(),
                             place: format!("line {}", index + 1),
@@ -83,15 +85,16 @@ impl Book {
                 })
                 .collect::<Result<Vec<_>, _>>()?
         };
-        if positions.is_empty() {
+        if entries.is_empty() {
             return Err(BookError::Empty(name));
         }
         // A book of finished games ends them in mate; no game can start there.
-        let count = positions.len();
-        positions.retain(|fen| {
-            let board = Board::from_fen(fen).expect("book positions were validated");
-            board.outcome().is_none()
-        });
+        let count = entries.len();
+        let positions: Vec<String> = entries
+            .into_iter()
+            .filter(|(_, board)| board.outcome().is_none())
+            .map(|(fen, _)| fen)
+            .collect();
         if positions.is_empty() {
             return Err(BookError::AllFinished { path: name, count });
         }

@@ -122,13 +122,13 @@ impl<'a> Iterator for Lexer<'a> {
         loop {
             let rest = &self.text[self.pos..];
             let ch = rest.chars().next()?;
-            let line_start = self.pos == 0 || self.text[..self.pos].ends_with('\n');
             let token = match ch {
                 _ if ch.is_whitespace() => {
                     self.pos += ch.len_utf8();
                     continue;
                 }
-                '%' if line_start => {
+                // An escape line: `%` in a line's first column.
+                '%' if self.pos == 0 || self.text[..self.pos].ends_with('\n') => {
                     self.skip_line();
                     continue;
                 }
