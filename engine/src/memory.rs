@@ -23,7 +23,10 @@ unsafe impl<T: Zeroable + Send> Send for LargeBuffer<T> {}
 unsafe impl<T: Zeroable + Sync> Sync for LargeBuffer<T> {}
 
 impl<T: Zeroable> LargeBuffer<T> {
-    /// `len.max(1)` zeroed elements, or `None` if the memory cannot be had. `threads` threads
+    /// `len.max(1)` zeroed elements, or `None` if the memory cannot be had: if the allocator
+    /// refuses it, or if it is more than the OS says is available. Under overcommit the
+    /// allocator grants more than there is, and the shortfall only shows when the pages are
+    /// zeroed: then the OOM killer ends the engine mid-game. `threads` threads
     /// share the zeroing: one alone writes about 4 GiB a second, and where memory is spread
     /// over NUMA nodes each page lands near a thread that touched it.
     pub fn zeroed(len: usize, threads: usize) -> Option<Self> {
@@ -34,6 +37,9 @@ impl<T: Zeroable> LargeBuffer<T> {
             )
         };
         let size = std::mem::size_of::<T>().checked_mul(len.max(1))?;
+        if available_bytes().is_some_and(|available| size > available) {
+            return None;
+        }
         let align = if size >= HUGE_PAGE {
             HUGE_PAGE
         } else {
@@ -65,6 +71,21 @@ impl<T: Zeroable> LargeBuffer<T> {
     }
 }
 
+/// Memory the OS can hand out without swapping or killing a process, where it says so (Linux's
+/// MemAvailable); `None` elsewhere.
+fn available_bytes() -> Option<usize> {
+    mem_available(&std::fs::read_to_string("/proc/meminfo").ok()?)
+}
+
+/// The MemAvailable line of a /proc/meminfo text, in bytes.
+fn mem_available(meminfo: &str) -> Option<usize> {
+    let value = meminfo
+        .lines()
+        .find_map(|line| line.strip_prefix("MemAvailable:"))?;
+    let kib: usize = value.trim().strip_suffix("kB")?.trim_end().parse().ok()?;
+    kib.checked_mul(1024)
+}
+
 impl<T: Zeroable> Deref for LargeBuffer<T> {
     type Target = [T];
 
@@ -78,5 +99,19 @@ impl<T: Zeroable> Drop for LargeBuffer<T> {
     fn drop(&mut self) {
         // SAFETY: allocated in `zeroed` with this layout; T has no drop glue (asserted there).
         unsafe { dealloc(self.ptr.as_ptr().cast(), self.layout) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mem_available_reads_the_meminfo_line() {
+        let meminfo = "MemTotal:       24554764 kB\nMemFree:        22006480 kB\n\
+                       MemAvailable:   23912344 kB\nBuffers:          134636 kB\n";
+        assert_eq!(mem_available(meminfo), Some(23912344 * 1024));
+        assert_eq!(mem_available("MemTotal: 1 kB\n"), None);
+        assert_eq!(mem_available("MemAvailable: lots\n"), None);
     }
 }

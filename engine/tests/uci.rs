@@ -171,6 +171,10 @@ fn bad_input_is_reported_and_the_last_good_state_kept() {
         );
     }
     assert_eq!(engine.fen(), good);
+    // More than any test machine has (the maximum, 1 TiB): refused, and the table keeps its size.
+    engine.send("setoption name Hash value 1048576");
+    let lines = engine.read_until("info string error", 5 * SECOND);
+    assert!(lines.last().unwrap().ends_with("using 16 MiB"), "{lines:?}");
     engine.send("go depth 3");
     let reply = engine.read_until("bestmove", 30 * SECOND);
     let best = reply
