@@ -5,6 +5,7 @@
 #![deny(clippy::undocumented_unsafe_blocks)]
 
 pub mod board;
+pub mod cpu;
 pub mod engine;
 mod memory;
 pub mod nnue;

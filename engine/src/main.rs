@@ -7,6 +7,16 @@ use std::process::ExitCode;
 use patina::uci::{Executed, Uci};
 
 fn main() -> ExitCode {
+    let missing = patina::cpu::missing_features();
+    if !missing.is_empty() {
+        // On stdout as well as in the exit code: a GUI shows the engine's output, not its stderr.
+        println!(
+            "info string error: this build of patina needs CPU features this CPU lacks ({}); \
+             use a build for an older x86-64 level, or build for this CPU with `make`",
+            missing.join(", ")
+        );
+        return ExitCode::FAILURE;
+    }
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut uci = Uci::default();
     if args.is_empty() {

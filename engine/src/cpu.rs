@@ -1,0 +1,88 @@
+//! The instruction sets this binary was compiled to use, against those of the CPU it runs on: a
+//! build for a newer CPU would otherwise die of an illegal instruction without a word.
+
+/// The features of the x86-64 levels (v2 to v4, which `scripts/release.sh` builds for) that this
+/// build assumes and this CPU lacks. A `target-cpu=native` build may assume more than these.
+pub fn missing_features() -> Vec<&'static str> {
+    features()
+        .into_iter()
+        .filter_map(|(name, assumed, present)| (assumed && !present).then_some(name))
+        .collect()
+}
+
+/// Each feature's name, whether this build assumes it, and whether CPUID reports it. Read from
+/// CPUID itself: `is_x86_feature_detected!` answers yes, unasked, for any feature the build
+/// assumes.
+#[cfg(target_arch = "x86_64")]
+fn features() -> [(&'static str, bool, bool); 17] {
+    // SAFETY: every x86-64 CPU has the CPUID instruction (a safe function from Rust 1.87 on).
+    #[allow(unused_unsafe)]
+    let cpuid = |leaf: u32| unsafe { std::arch::x86_64::__cpuid_count(leaf, 0) };
+    // A leaf beyond the highest one the CPU has answers with another leaf's data.
+    let (highest, highest_extended) = (cpuid(0).eax, cpuid(0x8000_0000).eax);
+    let ecx1 = cpuid(1).ecx;
+    let ebx7 = if highest >= 7 { cpuid(7).ebx } else { 0 };
+    let ecx_extended = if highest_extended >= 0x8000_0001 {
+        cpuid(0x8000_0001).ecx
+    } else {
+        0
+    };
+    let bit = |register: u32, bit: u32| register >> bit & 1 == 1;
+    macro_rules! feature {
+        ($name:tt, $present:expr) => {
+            ($name, cfg!(target_feature = $name), $present)
+        };
+    }
+    [
+        feature!("popcnt", bit(ecx1, 23)),
+        feature!("sse3", bit(ecx1, 0)),
+        feature!("ssse3", bit(ecx1, 9)),
+        feature!("sse4.1", bit(ecx1, 19)),
+        feature!("sse4.2", bit(ecx1, 20)),
+        feature!("avx", bit(ecx1, 28)),
+        feature!("fma", bit(ecx1, 12)),
+        feature!("f16c", bit(ecx1, 29)),
+        feature!("avx2", bit(ebx7, 5)),
+        feature!("bmi1", bit(ebx7, 3)),
+        feature!("bmi2", bit(ebx7, 8)),
+        feature!("avx512f", bit(ebx7, 16)),
+        feature!("avx512dq", bit(ebx7, 17)),
+        feature!("avx512cd", bit(ebx7, 28)),
+        feature!("avx512bw", bit(ebx7, 30)),
+        feature!("avx512vl", bit(ebx7, 31)),
+        feature!("lzcnt", bit(ecx_extended, 5)),
+    ]
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn features() -> [(&'static str, bool, bool); 0] {
+    []
+}
+
+#[cfg(all(test, target_arch = "x86_64"))]
+mod tests {
+    use super::*;
+
+    /// Against std's detection, which also asks the OS whether it saves the AVX registers;
+    /// std says yes to any feature the build assumes, so on a machine with more than the build
+    /// assumes this checks the bits of the extra ones, and the build's own must be present.
+    #[test]
+    fn cpuid_bits_agree_with_std_detection() {
+        macro_rules! detected {
+            ($name:expr, $($feature:tt),*) => {
+                match $name {
+                    $($feature => std::arch::is_x86_feature_detected!($feature),)*
+                    _ => unreachable!(),
+                }
+            };
+        }
+        for (name, _, present) in features() {
+            let detected = detected!(
+                name, "popcnt", "sse3", "ssse3", "sse4.1", "sse4.2", "avx", "fma", "f16c", "avx2",
+                "bmi1", "bmi2", "avx512f", "avx512dq", "avx512cd", "avx512bw", "avx512vl", "lzcnt"
+            );
+            assert_eq!(present, detected, "{name}");
+        }
+        assert_eq!(missing_features(), Vec::<&str>::new());
+    }
+}
