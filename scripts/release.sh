@@ -35,10 +35,12 @@ for level in x86-64-v2 x86-64-avx2 x86-64-bmi2 x86-64-avx512; do
   (cd "$root" && RUSTFLAGS="${flags[$level]}" CARGO_TARGET_DIR="$root/target/release-$level" \
     cargo build --release --quiet -p patina --bin patina)
   cp "$root/target/release-$level/release/patina" "$exe"
-  if ! result=$("$exe" bench | tail -1); then
-    echo "$level: $exe ($result)"
+  if ! output=$("$exe" bench 2>&1); then
+    reason=${output##*$'\n'}
+    echo "$level: $exe, not benched: this CPU cannot run it${reason:+ ($reason)}"
     continue
   fi
+  result=${output##*$'\n'}
   nodes=${result%% *}
   echo "$level: $exe, bench $result"
   if [ -n "$signature" ] && [ "$nodes" != "$signature" ]; then
