@@ -15,11 +15,7 @@ pub struct AtomicFile {
 impl AtomicFile {
     /// Starts the file; nothing appears at `path` until `commit`.
     pub fn create(path: &Path) -> io::Result<Self> {
-        let dir = match path.parent() {
-            Some(dir) if !dir.as_os_str().is_empty() => dir,
-            _ => Path::new("."),
-        };
-        let temporary = tempfile::Builder::new().prefix(".").tempfile_in(dir)?;
+        let temporary = temporary_beside(path, "")?;
         Ok(Self {
             file: BufWriter::with_capacity(1 << 20, temporary),
             path: path.to_owned(),
@@ -43,6 +39,25 @@ impl Write for AtomicFile {
     fn flush(&mut self) -> io::Result<()> {
         self.file.flush()
     }
+}
+
+/// A hidden temporary file in `path`'s folder, to be renamed over it, whose permissions are
+/// those of a file created there as usual (tempfile's own default, owner-only, would stay with
+/// the renamed file).
+pub fn temporary_beside(path: &Path, suffix: &str) -> io::Result<NamedTempFile> {
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".").suffix(suffix);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        // Reduced by the umask, as for any new file.
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    builder.tempfile_in(dir)
 }
 
 /// `bytes` as the whole new content of `path`.
@@ -79,5 +94,18 @@ mod tests {
         assert_eq!(std::fs::read(&path).unwrap(), b"new content");
         assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
         std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_file_gets_the_permissions_of_an_ordinary_new_file() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let mode = |path: &Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+        let ordinary = dir.path().join("ordinary");
+        std::fs::write(&ordinary, b"x").unwrap();
+        let atomic = dir.path().join("atomic");
+        write_atomically(&atomic, b"x").unwrap();
+        assert_eq!(mode(&atomic), mode(&ordinary));
     }
 }

@@ -50,7 +50,10 @@ impl<const N: usize, P: RowFormat> PartialEq for BlockedWeights<N, P> {
 }
 
 impl<const N: usize, P: RowFormat> BlockedWeights<N, P> {
-    const SHAPE_OK: () = assert!(N % BLOCK == 0, "N must be a multiple of the block width");
+    const SHAPE_OK: () = assert!(
+        N.is_multiple_of(BLOCK),
+        "N must be a multiple of the block width"
+    );
 
     pub fn new(model: &Model<N>) -> Self {
         let () = Self::SHAPE_OK;
@@ -147,7 +150,7 @@ impl<const N: usize, P: RowFormat> Gradients<N, P> {
             add(dst, &self.dense[dense..][..dst.len()]);
             return;
         }
-        assert!(start % N == 0 && dst.len() % N == 0);
+        assert!(start.is_multiple_of(N) && dst.len().is_multiple_of(N));
         for (r, row) in dst.chunks_exact_mut(N).enumerate() {
             let index = start / N + r;
             if self.touched[index] {

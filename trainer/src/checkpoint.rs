@@ -7,6 +7,7 @@
 
 use std::path::Path;
 
+use crate::config::Config;
 use crate::error::{Result, TrainerError};
 use crate::history::Record;
 use crate::precision::Precision;
@@ -32,6 +33,21 @@ pub struct Checkpoint {
 }
 
 impl Checkpoint {
+    /// The settings to continue this checkpoint's run with, writing beside the checkpoint file
+    /// (`at`) unless `out_dir` says otherwise. Not into the output folder the run was started
+    /// with: that may be relative to another working directory, and a checkpoint copied
+    /// elsewhere would write over the run it came from.
+    pub fn resume_config(&self, at: &Path, out_dir: Option<&Path>) -> Result<Config> {
+        let mut config = Config::from_toml(&self.config_toml)?;
+        // The checkpoint's own width and precision win: configs saved before those settings
+        // existed would otherwise take today's defaults.
+        config.hidden = self.hidden as usize;
+        config.precision = self.precision;
+        let beside = at.parent().filter(|dir| !dir.as_os_str().is_empty());
+        config.out_dir = out_dir.or(beside).unwrap_or(Path::new(".")).to_owned();
+        Ok(config)
+    }
+
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = MAGIC.to_vec();
         out.extend(VERSION.to_le_bytes());

@@ -2,7 +2,7 @@
 //! at the start and saved beside the output so a net can be traced to how it was made.
 
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use viriformat::dataformat::Filter;
@@ -74,7 +74,14 @@ impl Default for Config {
 
 impl Config {
     pub fn from_toml(text: &str) -> Result<Self> {
-        toml::from_str(text).map_err(|e| TrainerError::Config(e.to_string()))
+        let table: toml::Table =
+            toml::from_str(text).map_err(|e| TrainerError::Config(e.to_string()))?;
+        if let Some(toml::Value::Table(filter)) = table.get("filter") {
+            check_filter_keys(filter)?;
+        }
+        table
+            .try_into()
+            .map_err(|e| TrainerError::Config(e.to_string()))
     }
 
     pub fn to_toml(&self) -> String {
@@ -120,6 +127,31 @@ impl Config {
         }
         check_filter(&self.filter)
     }
+}
+
+/// A filter file for `trainer convert --filter`, checked as a config's `[filter]` table is.
+pub fn read_filter(path: &Path) -> Result<Filter> {
+    let text = std::fs::read_to_string(path).map_err(TrainerError::io(path))?;
+    let invalid = |e: toml::de::Error| TrainerError::Config(format!("{}: {e}", path.display()));
+    let table: toml::Table = toml::from_str(&text).map_err(invalid)?;
+    check_filter_keys(&table)?;
+    let filter = table.try_into().map_err(invalid)?;
+    check_filter(&filter)?;
+    Ok(filter)
+}
+
+/// viriformat's filter ignores keys it does not know, so a misspelt setting would silently keep
+/// its default: a key the default filter does not have is refused.
+fn check_filter_keys(filter: &toml::Table) -> Result<()> {
+    let known = toml::Table::try_from(Filter::default()).expect("a filter serialises");
+    let Some(unknown) = filter.keys().find(|key| !known.contains_key(key.as_str())) else {
+        return Ok(());
+    };
+    let settings: Vec<&str> = known.keys().map(String::as_str).collect();
+    Err(TrainerError::Config(format!(
+        "unknown filter setting `{unknown}` (the settings: {})",
+        settings.join(", ")
+    )))
 }
 
 /// Refuses viriformat's random skipping: it draws from a thread RNG, so the same data and
@@ -190,6 +222,21 @@ mod tests {
         let again = Config::from_toml(&config.to_toml()).unwrap();
         assert_eq!(again.to_toml(), config.to_toml());
         assert!(Config::from_toml("bogus = 1").is_err());
+    }
+
+    #[test]
+    fn a_misspelt_filter_setting_is_refused() {
+        let config = Config::from_toml("[filter]\nmin_ply = 3\n").unwrap();
+        assert_eq!(config.filter.min_ply, 3);
+        let error = Config::from_toml("[filter]\nmin_plyy = 3\n").unwrap_err();
+        assert!(error.to_string().contains("`min_plyy`"), "{error}");
+
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("filter.toml");
+        std::fs::write(&path, "max_eval = 2000\n").unwrap();
+        assert_eq!(read_filter(&path).unwrap().max_eval, 2000);
+        std::fs::write(&path, "max_evall = 2000\n").unwrap();
+        assert!(read_filter(&path).is_err());
     }
 
     #[test]

@@ -6,7 +6,7 @@ use patina::nnue::Network;
 use viriformat::dataformat::Filter;
 
 use trainer::checkpoint::{write_atomic, Checkpoint};
-use trainer::config::{check_filter, Config};
+use trainer::config::{read_filter, Config};
 use trainer::error::{Result, TrainerError};
 use trainer::loader::{read_viriformat, write_bulletformat, Dataset};
 use trainer::precision::Precision;
@@ -290,14 +290,7 @@ fn train(args: &TrainArgs) -> Result<()> {
             ));
         }
         let checkpoint = Checkpoint::load(path)?;
-        let mut config = Config::from_toml(&checkpoint.config_toml)?;
-        // The checkpoint's own width and precision win: configs saved before those settings
-        // existed would otherwise take today's defaults.
-        config.hidden = checkpoint.hidden as usize;
-        config.precision = checkpoint.precision;
-        if let Some(dir) = &args.out_dir {
-            config.out_dir = dir.clone();
-        }
+        let config = checkpoint.resume_config(path, args.out_dir.as_deref())?;
         run(
             &config,
             Start {
@@ -326,12 +319,9 @@ fn train(args: &TrainArgs) -> Result<()> {
 
 fn convert(viri: &[PathBuf], out: &Path, filter: Option<&PathBuf>) -> Result<()> {
     let filter = match filter {
-        Some(path) => {
-            Filter::from_path(path).map_err(|e| TrainerError::Config(format!("{e:#}")))?
-        }
+        Some(path) => read_filter(path)?,
         None => Filter::default(),
     };
-    check_filter(&filter)?;
     let mut boards = Vec::new();
     for path in viri {
         boards.extend(read_viriformat(path, &filter)?);

@@ -35,7 +35,7 @@ impl<const N: usize> Model<N> {
     pub const OUTPUT_BIAS: usize = Self::OUTPUT_WEIGHTS + 2 * N;
     pub const LEN: usize = Self::OUTPUT_BIAS + 1;
     const SHAPE_OK: () = assert!(
-        N > 0 && N % BLOCK == 0,
+        N > 0 && N.is_multiple_of(BLOCK),
         "N must be a positive multiple of 64"
     );
 

@@ -6,6 +6,7 @@
 
 use std::path::Path;
 
+use datagen::atomic::temporary_beside;
 use plotters::prelude::*;
 
 use crate::error::{Result, TrainerError};
@@ -15,12 +16,7 @@ const SIZE: (u32, u32) = (960, 540);
 
 /// Drawn under a temporary name beside `path` (plotters writes by path), then renamed over it.
 pub fn loss_curve(path: &Path, history: &[Record]) -> Result<()> {
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
-    let temporary = tempfile::Builder::new()
-        .prefix(".")
-        .suffix(".png")
-        .tempfile_in(dir.unwrap_or(Path::new(".")))
-        .map_err(TrainerError::io(path))?;
+    let temporary = temporary_beside(path, ".png").map_err(TrainerError::io(path))?;
     draw(temporary.path(), history).map_err(|e| TrainerError::Plot {
         path: path.to_owned(),
         reason: e.to_string(),

@@ -85,12 +85,24 @@ fn resume_matches(precision: Precision) {
     let size = std::fs::metadata(&net).unwrap().len() as usize;
     assert_eq!(size, (1542 * hidden + 2).div_ceil(64) * 64);
 
-    let checkpoint = Checkpoint::load(&config.out_dir.join("t-2.ckpt")).unwrap();
+    // Resumed from a copy, which writes beside itself, not into the run it came from.
+    let copy = dir.join("resumed").join("t-2.ckpt");
+    std::fs::create_dir_all(copy.parent().unwrap()).unwrap();
+    std::fs::copy(config.out_dir.join("t-2.ckpt"), &copy).unwrap();
+    let checkpoint = Checkpoint::load(&copy).unwrap();
     assert_eq!(checkpoint.step, 12);
     assert_eq!(checkpoint.hidden, hidden as u64);
     assert_eq!(checkpoint.precision, precision);
-    let mut resumed_config = Config::from_toml(&checkpoint.config_toml).unwrap();
-    resumed_config.out_dir = dir.join("resumed");
+    let resumed_config = checkpoint.resume_config(&copy, None).unwrap();
+    assert_eq!(resumed_config.out_dir, dir.join("resumed"));
+    let elsewhere = dir.join("elsewhere");
+    assert_eq!(
+        checkpoint
+            .resume_config(&copy, Some(&elsewhere))
+            .unwrap()
+            .out_dir,
+        elsewhere
+    );
     let resumed = run(
         &resumed_config,
         Start {
