@@ -2,7 +2,8 @@
 //! build for a newer CPU would otherwise die of an illegal instruction without a word.
 
 /// The features of the x86-64 levels (v2 to v4, which `scripts/release.sh` builds for) that this
-/// build assumes and this CPU lacks. A `target-cpu=native` build may assume more than these.
+/// build assumes and this CPU lacks; left out are cmpxchg16b, lahfsahf, movbe and xsave, which
+/// CPUs with the rest of their level have. A `target-cpu=native` build may assume more.
 pub fn missing_features() -> Vec<&'static str> {
     features()
         .into_iter()
@@ -10,9 +11,9 @@ pub fn missing_features() -> Vec<&'static str> {
         .collect()
 }
 
-/// Each feature's name, whether this build assumes it, and whether CPUID reports it. Read from
-/// CPUID itself: `is_x86_feature_detected!` answers yes, unasked, for any feature the build
-/// assumes.
+/// Each feature's name, whether this build assumes it, and whether this CPU and OS have it.
+/// Read from CPUID itself: `is_x86_feature_detected!` answers yes, unasked, for any feature the
+/// build assumes.
 #[cfg(target_arch = "x86_64")]
 fn features() -> [(&'static str, bool, bool); 17] {
     // SAFETY: every x86-64 CPU has the CPUID instruction (a safe function from Rust 1.87 on).
@@ -28,6 +29,13 @@ fn features() -> [(&'static str, bool, bool); 17] {
         0
     };
     let bit = |register: u32, bit: u32| register >> bit & 1 == 1;
+    // AVX and AVX-512 instructions also need the OS to save their registers on a context switch
+    // (XCR0: bits 1-2 for SSE and AVX state, 5-7 for AVX-512's); without that they fault.
+    let os_saves = |state: u64| {
+        // SAFETY: OSXSAVE (leaf 1 ECX bit 27) says the OS enabled XGETBV.
+        bit(ecx1, 27) && unsafe { std::arch::x86_64::_xgetbv(0) } & state == state
+    };
+    let (avx_state, avx512_state) = (os_saves(0b110), os_saves(0b1110_0110));
     macro_rules! feature {
         ($name:tt, $present:expr) => {
             ($name, cfg!(target_feature = $name), $present)
@@ -39,17 +47,17 @@ fn features() -> [(&'static str, bool, bool); 17] {
         feature!("ssse3", bit(ecx1, 9)),
         feature!("sse4.1", bit(ecx1, 19)),
         feature!("sse4.2", bit(ecx1, 20)),
-        feature!("avx", bit(ecx1, 28)),
-        feature!("fma", bit(ecx1, 12)),
-        feature!("f16c", bit(ecx1, 29)),
-        feature!("avx2", bit(ebx7, 5)),
+        feature!("avx", avx_state && bit(ecx1, 28)),
+        feature!("fma", avx_state && bit(ecx1, 12)),
+        feature!("f16c", avx_state && bit(ecx1, 29)),
+        feature!("avx2", avx_state && bit(ebx7, 5)),
         feature!("bmi1", bit(ebx7, 3)),
         feature!("bmi2", bit(ebx7, 8)),
-        feature!("avx512f", bit(ebx7, 16)),
-        feature!("avx512dq", bit(ebx7, 17)),
-        feature!("avx512cd", bit(ebx7, 28)),
-        feature!("avx512bw", bit(ebx7, 30)),
-        feature!("avx512vl", bit(ebx7, 31)),
+        feature!("avx512f", avx512_state && bit(ebx7, 16)),
+        feature!("avx512dq", avx512_state && bit(ebx7, 17)),
+        feature!("avx512cd", avx512_state && bit(ebx7, 28)),
+        feature!("avx512bw", avx512_state && bit(ebx7, 30)),
+        feature!("avx512vl", avx512_state && bit(ebx7, 31)),
         feature!("lzcnt", bit(ecx_extended, 5)),
     ]
 }
@@ -63,7 +71,7 @@ fn features() -> [(&'static str, bool, bool); 0] {
 mod tests {
     use super::*;
 
-    /// Against std's detection, which also asks the OS whether it saves the AVX registers;
+    /// Against std's detection, which also asks the OS whether it saves the AVX registers.
     /// std says yes to any feature the build assumes, so on a machine with more than the build
     /// assumes this checks the bits of the extra ones, and the build's own must be present.
     #[test]

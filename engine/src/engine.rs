@@ -127,7 +127,7 @@ impl Engine {
         let previous = self.options.hash_mb;
         let threads = self.options.threads;
         let shared = self.shared_mut();
-        // 1 MiB failing means the allocator itself is gone; nothing else would work either.
+        // 1 MiB failing means the machine has no memory left; nothing else would work either.
         shared.tt = TranspositionTable::new(1, 1).expect("a 1 MiB table");
         let halvings = std::iter::successors(Some(previous), |&mb| (mb > 1).then_some(mb / 2));
         let (size, tt) = std::iter::once(requested)

@@ -72,7 +72,7 @@ impl<T: Zeroable> LargeBuffer<T> {
 }
 
 /// Memory the OS can hand out without swapping or killing a process, where it says so (Linux's
-/// MemAvailable); `None` elsewhere.
+/// MemAvailable, the whole machine's: a cgroup's limit is not read); `None` elsewhere.
 fn available_bytes() -> Option<usize> {
     mem_available(&std::fs::read_to_string("/proc/meminfo").ok()?)
 }

@@ -74,14 +74,14 @@ impl Default for Config {
 
 impl Config {
     pub fn from_toml(text: &str) -> Result<Self> {
-        let table: toml::Table =
-            toml::from_str(text).map_err(|e| TrainerError::Config(e.to_string()))?;
+        let invalid = |e: toml::de::Error| TrainerError::Config(e.to_string());
+        // Parsed from the text, not from the table, so that errors give their line.
+        let config = toml::from_str(text).map_err(invalid)?;
+        let table: toml::Table = toml::from_str(text).map_err(invalid)?;
         if let Some(toml::Value::Table(filter)) = table.get("filter") {
             check_filter_keys(filter)?;
         }
-        table
-            .try_into()
-            .map_err(|e| TrainerError::Config(e.to_string()))
+        Ok(config)
     }
 
     pub fn to_toml(&self) -> String {
@@ -133,9 +133,8 @@ impl Config {
 pub fn read_filter(path: &Path) -> Result<Filter> {
     let text = std::fs::read_to_string(path).map_err(TrainerError::io(path))?;
     let invalid = |e: toml::de::Error| TrainerError::Config(format!("{}: {e}", path.display()));
-    let table: toml::Table = toml::from_str(&text).map_err(invalid)?;
-    check_filter_keys(&table)?;
-    let filter = table.try_into().map_err(invalid)?;
+    let filter = toml::from_str(&text).map_err(invalid)?;
+    check_filter_keys(&toml::from_str(&text).map_err(invalid)?)?;
     check_filter(&filter)?;
     Ok(filter)
 }
@@ -221,7 +220,8 @@ mod tests {
         );
         let again = Config::from_toml(&config.to_toml()).unwrap();
         assert_eq!(again.to_toml(), config.to_toml());
-        assert!(Config::from_toml("bogus = 1").is_err());
+        let error = Config::from_toml("net_id = \"x\"\nbogus = 1").unwrap_err();
+        assert!(error.to_string().contains("line 2"), "{error}");
     }
 
     #[test]
