@@ -41,8 +41,9 @@ declare -A flags=(
 signature=""
 for level in x86-64-v2 x86-64-avx2 x86-64-bmi2 x86-64-avx512; do
   exe=$out/patina-$version-$level
-  # RUSTFLAGS replaces .cargo/config.toml's target-cpu=native for every crate; a target
-  # directory per level keeps each level's build from invalidating the others'.
+  # RUSTFLAGS replaces .cargo/config.toml's target-cpu=native for the engine and its
+  # dependencies; a target directory per level keeps each level's build from invalidating the
+  # others'.
   (cd "$root" && RUSTFLAGS="${flags[$level]}" CARGO_TARGET_DIR="$root/target/release-$level" \
     cargo build --release --quiet --target "$host" -p patina --bin patina)
   cp "$root/target/release-$level/$host/release/patina" "$exe"

@@ -45,10 +45,6 @@ impl Write for AtomicFile {
 /// those of a file created there as usual (tempfile's own default, owner-only, would stay with
 /// the renamed file).
 pub fn temporary_beside(path: &Path, suffix: &str) -> io::Result<NamedTempFile> {
-    let dir = match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir,
-        _ => Path::new("."),
-    };
     let mut builder = tempfile::Builder::new();
     builder.prefix(".").suffix(suffix);
     #[cfg(unix)]
@@ -57,7 +53,14 @@ pub fn temporary_beside(path: &Path, suffix: &str) -> io::Result<NamedTempFile> 
         // Reduced by the umask, as for any new file.
         builder.permissions(std::fs::Permissions::from_mode(0o666));
     }
-    builder.tempfile_in(dir)
+    builder.tempfile_in(folder_of(path))
+}
+
+/// The folder `path` is in: its parent, or the working directory for a bare file name.
+pub fn folder_of(path: &Path) -> &Path {
+    path.parent()
+        .filter(|dir| !dir.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
 }
 
 /// `bytes` as the whole new content of `path`.

@@ -7,6 +7,8 @@
 
 use std::path::Path;
 
+use datagen::atomic::folder_of;
+
 use crate::config::Config;
 use crate::error::{Result, TrainerError};
 use crate::history::Record;
@@ -43,8 +45,7 @@ impl Checkpoint {
         // existed would otherwise take today's defaults.
         config.hidden = self.hidden as usize;
         config.precision = self.precision;
-        let beside = at.parent().filter(|dir| !dir.as_os_str().is_empty());
-        config.out_dir = out_dir.or(beside).unwrap_or(Path::new(".")).to_owned();
+        config.out_dir = out_dir.unwrap_or(folder_of(at)).to_owned();
         Ok(config)
     }
 

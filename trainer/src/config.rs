@@ -155,7 +155,7 @@ fn check_filter_keys(filter: &toml::Table) -> Result<()> {
 
 /// Refuses viriformat's random skipping: it draws from a thread RNG, so the same data and
 /// seed would give other positions on every run.
-pub fn check_filter(filter: &Filter) -> Result<()> {
+fn check_filter(filter: &Filter) -> Result<()> {
     if filter.random_fen_skipping || filter.wdl_filtered || filter.material_count_filtered {
         return Err(TrainerError::Config(
             "viriformat's random skipping draws from a thread RNG and would make runs irreproducible"
