@@ -442,6 +442,23 @@ fn arguments_holding_spaces_are_one_command_each() {
     assert!(!perft.contains("Nodes searched"), "{perft}");
 }
 
+/// `perft N` prints each root move's count, then the total; at depth 0 the one node is the
+/// position itself.
+#[test]
+fn perft_divides_by_root_move() {
+    let (ok, two) = run_with_args(&["perft 2"]);
+    assert!(ok, "{two}");
+    assert_eq!(
+        two.lines().filter(|l| l.ends_with(": 20")).count(),
+        20,
+        "{two}"
+    );
+    assert!(two.contains("\nNodes searched: 400\n"), "{two}");
+
+    let (ok, zero) = run_with_args(&["perft 0"]);
+    assert!(ok && zero.starts_with("\nNodes searched: 1\n"), "{zero}");
+}
+
 /// OpenBench's genfens call: every FEN on its own line, each a legal position, all distinct.
 #[test]
 fn genfens_prints_distinct_positions() {

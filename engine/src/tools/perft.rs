@@ -18,8 +18,12 @@ pub fn perft(board: &mut Board, depth: u32) -> u64 {
     nodes
 }
 
-/// Per-root-move counts, as Stockfish's `go perft` prints them.
+/// Per-root-move counts, as Stockfish's `go perft` prints them. None at depth 0, whose one node
+/// is the position itself (Stockfish counts depth 0 as depth 1).
 pub fn divide(board: &mut Board, depth: u32) -> Vec<(Move, u64)> {
+    if depth == 0 {
+        return Vec::new();
+    }
     board
         .legal_moves()
         .into_iter()
@@ -34,4 +38,24 @@ pub fn divide(board: &mut Board, depth: u32) -> Vec<(Move, u64)> {
             (mv, nodes)
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn divide_splits_perft_by_root_move() {
+        let mut board =
+            Board::from_fen("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1")
+                .unwrap();
+        assert_eq!(perft(&mut board, 0), 1);
+        assert!(divide(&mut board, 0).is_empty());
+        for depth in 1..=3 {
+            let split = divide(&mut board, depth);
+            assert_eq!(split.len(), 48);
+            let total: u64 = split.iter().map(|&(_, nodes)| nodes).sum();
+            assert_eq!(total, perft(&mut board, depth), "depth {depth}");
+        }
+    }
 }

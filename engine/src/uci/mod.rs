@@ -266,7 +266,8 @@ impl Uci {
     fn perft(&mut self, depth: u32) {
         let mut board = self.engine.board().clone();
         let start = std::time::Instant::now();
-        let mut total = 0;
+        // Depth 0 has no moves to split by: its one node is the position.
+        let mut total = u64::from(depth == 0);
         for (mv, nodes) in perft::divide(&mut board, depth) {
             println!("{}: {nodes}", mv.to_uci(board.is_chess960()));
             total += nodes;
