@@ -10,10 +10,13 @@
 #
 # Environment: GAMES (2000 in all), CHUNK (50 games, even), DATA (the chunks' PGNs and logs,
 # ~/patina-data/chunks/<ledger name>), and what scripts/sprt.sh reads (TC, HASH, BOOK, ...).
+# SPRT="ELO0 ELO1" makes it an SPRT that spans sessions: after every chunk the pooled pairs are
+# tested and a decision ends the match (exit code 0 for H1, 1 for H0, as sprt.sh); GAMES is then
+# the most it plays (exit code 3 if still undecided).
 # Between chunks, a file DATA/pause holds the match and DATA/stop ends it (exit code 3: not
-# finished). The ledger's first
-# line identifies both binaries (by the start of their SHA-256) and the settings; a run that
-# differs from it is refused.
+# finished). A chunk cut short ends it with exit code 4; the ledger's first line identifies both
+# binaries (by the start of their SHA-256) and the settings; a run that differs from it is
+# refused (exit code 2).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$(dirname "$1")"
@@ -35,6 +38,8 @@ identify() { sha256sum "$1" | cut -c1-12; }
 identity="# new $(identify "$new"), base $(identify "$base"), tc ${TC:-8+0.08}, hash ${HASH:-16},"
 identity+=" threads ${THREADS:-1}, book $(basename "${BOOK:-8moves_v3.pgn}"),"
 identity+=" options [${NEW_OPTIONS:-}] [${BASE_OPTIONS:-}], adjudication [${ADJUDICATE:-}]"
+# Bounds changed halfway would void the test; ledgers without an SPRT keep their old first line.
+[ -z "${SPRT:-}" ] || identity+=", sprt [$SPRT]"
 if [ ! -s "$ledger" ]; then
   echo "$identity" > "$ledger"
 elif [ "$(head -1 "$ledger")" != "$identity" ]; then
@@ -45,7 +50,17 @@ fi
 rows() { grep -v -e '^#' -e '^tallied' -e '^[[:space:]]*$' "$ledger" || true; }
 while true; do
   played=$(rows | awk -F'\t' '{ n += $3 } END { print n + 0 }')
-  if [ "$played" -ge "$games" ]; then echo "$played games recorded in $ledger"; break; fi
+  if [ -n "${SPRT:-}" ] && [ "$played" -gt 0 ]; then
+    verdict=0
+    # shellcheck disable=SC2086 # the two bounds
+    python3 "$here/games.py" ledger --sprt $SPRT "$ledger" > "$data/sprt.txt" || verdict=$?
+    if [ "$verdict" -ne 3 ]; then cat "$data/sprt.txt"; exit "$verdict"; fi
+  fi
+  if [ "$played" -ge "$games" ]; then
+    echo "$played games recorded in $ledger"
+    if [ -n "${SPRT:-}" ]; then cat "$data/sprt.txt"; exit 3; fi
+    break
+  fi
   hold || { echo "stopped at $played games ($data/stop)"; exit 3; }
   number=$(($(rows | wc -l) + 1))
   out=$data/chunk-$number
@@ -55,7 +70,7 @@ while true; do
   finished=$(grep -c -E '^\[Result "(1-0|0-1|1/2-1/2)"\]' "$out/games.pgn" || true)
   if [ "$finished" -ne $((chunk / 2 * 2)) ]; then
     echo "chunk $number ended after $finished of $((chunk / 2 * 2)) games; not recorded (see $out)" >&2
-    exit 1
+    exit 4
   fi
   python3 "$here/games.py" tally --engine new --ledger "$ledger" "$out/games.pgn"
 done

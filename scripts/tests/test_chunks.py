@@ -1,4 +1,4 @@
-"""chunks.sh with a stand-in fastchess: resuming, refusing other binaries, cut-short chunks."""
+"""chunks.sh with a stand-in fastchess: resuming, refusing other binaries, cut-short chunks, SPRTs."""
 
 import os
 import subprocess
@@ -29,9 +29,9 @@ class Chunks(unittest.TestCase):
     def tearDown(self):
         self.tmp.cleanup()
 
-    def run_chunks(self, new="new", games=6, **env):
+    def run_chunks(self, new="new", games=6, chunk=2, **env):
         environment = dict(os.environ, FASTCHESS=str(self.dir / "fastchess"), BOOK=str(self.dir / "book.pgn"),
-                           DATA=str(self.dir / "data"), GAMES=str(games), CHUNK="2", **env)
+                           DATA=str(self.dir / "data"), GAMES=str(games), CHUNK=str(chunk), **env)
         return subprocess.run([str(SCRIPTS / "chunks.sh"), str(self.ledger), str(self.dir / new), str(self.dir / "base")],
                               env=environment, capture_output=True, text=True)
 
@@ -56,10 +56,32 @@ class Chunks(unittest.TestCase):
 
     def test_a_chunk_cut_short_is_not_recorded(self):
         done = self.run_chunks(games=4, GAMES_BEFORE_CRASH="1")
-        self.assertNotEqual(done.returncode, 0)
+        self.assertEqual(done.returncode, 4)
         self.assertIn("ended after 1 of 2 games", done.stderr)
         self.assertEqual(self.rows(), [])
         self.assertEqual(self.run_chunks(games=4).returncode, 0, "played again on the next run")
+        self.assertEqual(len(self.rows()), 2)
+
+    def test_an_sprt_ends_at_its_decision(self):
+        # Every pair won 2-0 adds 0.02 to the LLR of [0, 5]: 150 pairs pass 2.94 in the third chunk.
+        done = self.run_chunks(games=1000, chunk=100, SPRT="0 5", WINNER="new")
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertIn("H1 accepted", done.stdout)
+        self.assertEqual(len(self.rows()), 3)
+        again = self.run_chunks(games=1000, chunk=100, SPRT="0 5", WINNER="new")
+        self.assertEqual((again.returncode, len(self.rows())), (0, 3), "a decided test plays no more")
+        other_bounds = self.run_chunks(games=1000, chunk=100, SPRT="0 10", WINNER="new")
+        self.assertEqual(other_bounds.returncode, 2, "the bounds are part of the ledger's identity")
+
+    def test_an_sprt_can_reject(self):
+        done = self.run_chunks(games=1000, chunk=100, SPRT="0 5", WINNER="base")
+        self.assertEqual(done.returncode, 1, done.stderr)
+        self.assertIn("H0 accepted", done.stdout)
+
+    def test_an_sprt_stops_undecided_at_games(self):
+        capped = self.run_chunks(games=4, SPRT="0 5", WINNER="new")
+        self.assertEqual(capped.returncode, 3, "GAMES reached without a decision")
+        self.assertIn("no decision", capped.stdout)
         self.assertEqual(len(self.rows()), 2)
 
     def test_stop_ends_the_match_between_chunks(self):
