@@ -8,6 +8,10 @@ use std::ptr::NonNull;
 
 use bytemuck::Zeroable;
 
+use available::available_bytes;
+
+mod available;
+
 /// Huge-page size on x86-64 Linux; aligning to it lets the kernel back the buffer with them.
 const HUGE_PAGE: usize = 2 << 20;
 
@@ -24,7 +28,7 @@ unsafe impl<T: Zeroable + Sync> Sync for LargeBuffer<T> {}
 
 impl<T: Zeroable> LargeBuffer<T> {
     /// `len.max(1)` zeroed elements, or `None` if the memory cannot be had: if the allocator
-    /// refuses it, or if it is more than the OS says is available. Under overcommit the
+    /// refuses it, or if it is more than the OS says is available to this process. Under overcommit the
     /// allocator grants more than there is, and the shortfall only shows when the pages are
     /// zeroed: then the OOM killer ends the engine mid-game. `threads` threads
     /// share the zeroing: one alone writes about 4 GiB a second, and where memory is spread
@@ -71,21 +75,6 @@ impl<T: Zeroable> LargeBuffer<T> {
     }
 }
 
-/// Memory the OS can hand out without swapping or killing a process, where it says so (Linux's
-/// MemAvailable, the whole machine's: a cgroup's limit is not read); `None` elsewhere.
-fn available_bytes() -> Option<usize> {
-    mem_available(&std::fs::read_to_string("/proc/meminfo").ok()?)
-}
-
-/// The MemAvailable line of a /proc/meminfo text, in bytes.
-fn mem_available(meminfo: &str) -> Option<usize> {
-    let value = meminfo
-        .lines()
-        .find_map(|line| line.strip_prefix("MemAvailable:"))?;
-    let kib: usize = value.trim().strip_suffix("kB")?.trim_end().parse().ok()?;
-    kib.checked_mul(1024)
-}
-
 impl<T: Zeroable> Deref for LargeBuffer<T> {
     type Target = [T];
 
@@ -99,19 +88,5 @@ impl<T: Zeroable> Drop for LargeBuffer<T> {
     fn drop(&mut self) {
         // SAFETY: allocated in `zeroed` with this layout; T has no drop glue (asserted there).
         unsafe { dealloc(self.ptr.as_ptr().cast(), self.layout) };
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn mem_available_reads_the_meminfo_line() {
-        let meminfo = "MemTotal:       24554764 kB\nMemFree:        22006480 kB\n\
-                       MemAvailable:   23912344 kB\nBuffers:          134636 kB\n";
-        assert_eq!(mem_available(meminfo), Some(23912344 * 1024));
-        assert_eq!(mem_available("MemTotal: 1 kB\n"), None);
-        assert_eq!(mem_available("MemAvailable: lots\n"), None);
     }
 }
