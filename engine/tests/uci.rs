@@ -516,6 +516,38 @@ fn ponderhit_turns_pondering_into_a_timed_search() {
     assert!(reply.last().unwrap().split_whitespace().count() >= 2);
 }
 
+/// A search whose line ends at the best move (here one of depth 1) still names a reply to
+/// ponder on, from the table a deeper search filled, and the reply is legal.
+#[test]
+fn a_one_move_line_still_names_a_ponder_move() {
+    let mut engine = EngineProcess::start();
+    engine.send("position startpos moves d2d4 g8f6");
+    engine.send("go depth 8");
+    engine.read_until("bestmove", 30 * SECOND);
+    engine.send("go depth 1");
+    let reply = engine.read_until("bestmove", 10 * SECOND);
+    let pv = reply
+        .iter()
+        .rev()
+        .find_map(|line| line.split_once(" pv "))
+        .expect("an info line with a pv")
+        .1;
+    assert_eq!(pv.split_whitespace().count(), 1, "{reply:?}");
+    let words: Vec<&str> = reply.last().unwrap().split_whitespace().collect();
+    let ["bestmove", best, "ponder", ponder] = words[..] else {
+        panic!("no ponder move: {reply:?}");
+    };
+    let mut board = Board::startpos();
+    for text in ["d2d4", "g8f6", best] {
+        let mv = board.parse_uci_move(text).expect(text);
+        board.make_move(mv);
+    }
+    assert!(
+        board.parse_uci_move(ponder).is_some(),
+        "{ponder} after {best}"
+    );
+}
+
 /// MultiPV lines come in score order at every depth, and line 1 is the move played.
 #[test]
 fn multipv_lines_are_ordered_and_the_first_is_played() {

@@ -234,10 +234,23 @@ pub fn search(
     let root = &best.root_moves[0];
     SearchResult {
         best_move: Some(root.mv),
-        ponder_move: root.pv.get(1).copied(),
+        ponder_move: root
+            .pv
+            .get(1)
+            .copied()
+            .or_else(|| ponder_from_table(shared, board, root.mv)),
         score: root.display_score(),
         nodes: shared.total_nodes(),
     }
+}
+
+/// A reply to ponder on where the line ends at the best move (a root fail-high, a search
+/// stopped early or at depth 1): the table's move after it, if it is legal there.
+fn ponder_from_table(shared: &SharedContext, board: &Board, best: Move) -> Option<Move> {
+    let mut after = board.clone();
+    after.make_move(best);
+    let reply = shared.tt.probe(after.key(), 1)?.mv?;
+    after.is_legal(reply).then_some(reply)
 }
 
 /// The thread whose move is played: the deepest completed iteration, then the best score, then
