@@ -7,12 +7,11 @@ use std::path::{Path, PathBuf};
 
 /// `None` where the OS says nothing (not Linux, or /proc unreadable).
 pub fn available_bytes() -> Option<usize> {
-    let machine = mem_available(&read_to_string("/proc/meminfo").ok()?)?;
-    let group = read_to_string("/proc/self/cgroup")
+    let machine = read_to_string("/proc/meminfo")
         .ok()
-        .and_then(|text| MemoryCgroup::of_process(&text))
-        .and_then(|cgroup| cgroup.headroom());
-    Some(group.map_or(machine, |room| room.min(machine)))
+        .and_then(|text| mem_available(&text));
+    let group = MemoryCgroup::of_process().and_then(|cgroup| cgroup.headroom());
+    machine.into_iter().chain(group).min()
 }
 
 /// The MemAvailable line of a /proc/meminfo text, in bytes.
@@ -30,25 +29,28 @@ enum Hierarchy {
     V2,
 }
 
-impl Hierarchy {
-    /// Where the hierarchy is usually mounted.
-    fn mount(self) -> &'static Path {
-        Path::new(match self {
-            Hierarchy::V1 => "/sys/fs/cgroup/memory",
-            Hierarchy::V2 => "/sys/fs/cgroup",
-        })
-    }
+/// Where a group of a hierarchy keeps its memory figures.
+struct Files {
+    limit: &'static str,
+    usage: &'static str,
+    /// memory.stat keys of the group's page cache (whole subtree), which the kernel reclaims
+    /// before it refuses memory, as MemAvailable counts it free.
+    page_cache: [&'static str; 2],
+}
 
-    /// The files of a group's limit and usage, and the memory.stat key of its inactive page
-    /// cache.
-    fn files(self) -> (&'static str, &'static str, &'static str) {
+impl Hierarchy {
+    fn files(self) -> Files {
         match self {
-            Hierarchy::V1 => (
-                "memory.limit_in_bytes",
-                "memory.usage_in_bytes",
-                "total_inactive_file",
-            ),
-            Hierarchy::V2 => ("memory.max", "memory.current", "inactive_file"),
+            Hierarchy::V1 => Files {
+                limit: "memory.limit_in_bytes",
+                usage: "memory.usage_in_bytes",
+                page_cache: ["total_active_file", "total_inactive_file"],
+            },
+            Hierarchy::V2 => Files {
+                limit: "memory.max",
+                usage: "memory.current",
+                page_cache: ["active_file", "inactive_file"],
+            },
         }
     }
 }
@@ -56,75 +58,96 @@ impl Hierarchy {
 #[derive(Debug, PartialEq)]
 struct MemoryCgroup {
     hierarchy: Hierarchy,
-    /// The hierarchy's mount point.
-    root: PathBuf,
-    /// The group, relative to the root.
-    group: PathBuf,
+    /// Where the hierarchy is mounted: its groups above this point cannot be read.
+    mount: PathBuf,
+    /// The process's group.
+    dir: PathBuf,
 }
 
 impl MemoryCgroup {
-    /// The group of a /proc/self/cgroup text that the memory controller applies: the v1
-    /// hierarchy holding it (`4:memory:/path`) where there is one, else the v2 one (`0::/path`).
-    fn of_process(proc_cgroup: &str) -> Option<Self> {
+    fn of_process() -> Option<Self> {
+        let cgroups = read_to_string("/proc/self/cgroup").ok()?;
+        let mounts = read_to_string("/proc/self/mountinfo").ok()?;
+        Self::find(&cgroups, &mounts)
+    }
+
+    /// The group the memory controller applies, from /proc/self/cgroup and
+    /// /proc/self/mountinfo texts: in the v1 hierarchy holding the controller where there is
+    /// one (`4:memory:/path`), else in the v2 one (`0::/path`). `None` where that hierarchy is
+    /// not mounted or the mount does not reach the group.
+    fn find(cgroups: &str, mountinfo: &str) -> Option<Self> {
         let mut unified = None;
-        for line in proc_cgroup.lines() {
+        for line in cgroups.lines() {
             let mut fields = line.splitn(3, ':');
             let (Some(_), Some(controllers), Some(path)) =
                 (fields.next(), fields.next(), fields.next())
             else {
                 continue;
             };
-            let hierarchy = if controllers.split(',').any(|c| c == "memory") {
-                Hierarchy::V1
-            } else if controllers.is_empty() {
-                Hierarchy::V2
-            } else {
-                continue;
-            };
-            let cgroup = Self {
-                hierarchy,
-                root: hierarchy.mount().to_owned(),
-                group: PathBuf::from(path.trim_start_matches('/')),
-            };
-            if hierarchy == Hierarchy::V1 {
-                return Some(cgroup);
+            if controllers.split(',').any(|c| c == "memory") {
+                return Self::mounted(Hierarchy::V1, path, mountinfo);
             }
-            unified = Some(cgroup);
+            if controllers.is_empty() {
+                unified = Some(path);
+            }
         }
-        unified
+        Self::mounted(Hierarchy::V2, unified?, mountinfo)
     }
 
-    /// The least room under any limit from the group up to the root: a parent's limit binds its
-    /// children too. A container often sees its own group as the root, and the path the
-    /// process is listed under does not exist there; then the root is the group.
+    /// The group at `path` of `hierarchy` where mountinfo shows it mounted (lines of `id parent
+    /// device root mount-point options [tags] - type source super-options`). A container's
+    /// mount often starts at its own group (root `/docker/<id>`): the path is below that root.
+    fn mounted(hierarchy: Hierarchy, path: &str, mountinfo: &str) -> Option<Self> {
+        mountinfo.lines().find_map(|line| {
+            let (mount, filesystem) = line.split_once(" - ")?;
+            let mount: Vec<&str> = mount.split(' ').collect();
+            let (root, mount_point) = (mount.get(3)?, mount.get(4)?);
+            let mut filesystem = filesystem.split(' ');
+            let (kind, _, options) = (filesystem.next()?, filesystem.next()?, filesystem.next()?);
+            let holds_memory = match hierarchy {
+                Hierarchy::V1 => kind == "cgroup" && options.split(',').any(|o| o == "memory"),
+                Hierarchy::V2 => kind == "cgroup2",
+            };
+            let below_root = Path::new(path).strip_prefix(root).ok()?;
+            holds_memory.then(|| Self {
+                hierarchy,
+                mount: PathBuf::from(mount_point),
+                dir: Path::new(mount_point).join(below_root),
+            })
+        })
+    }
+
+    /// The least room under any limit from the group up to the mount: a parent's limit binds
+    /// its children too. `None` without a limit, or if the group's folder is not there (the
+    /// mount's own folder would be some other group).
     fn headroom(&self) -> Option<usize> {
-        let own = self.root.join(&self.group);
-        let start = if own.is_dir() { own } else { self.root.clone() };
-        start
+        if !self.dir.is_dir() {
+            return None;
+        }
+        self.dir
             .ancestors()
-            .take_while(|dir| dir.starts_with(&self.root))
+            .take_while(|dir| dir.starts_with(&self.mount))
             .filter_map(|dir| self.room_in(dir))
             .min()
     }
 
-    /// The limit of the group at `dir` less its use, not counting the inactive page cache the
-    /// kernel reclaims before it would refuse memory; `None` where there is no limit ("max")
-    /// or the files cannot be read.
+    /// The limit of the group at `dir` less its use, not counting page cache; `None` where
+    /// there is no limit ("max") or the files cannot be read.
     fn room_in(&self, dir: &Path) -> Option<usize> {
-        let (limit, usage, inactive_key) = self.hierarchy.files();
+        let files = self.hierarchy.files();
+        // A 32-bit usize cannot hold v1's "no limit" (2^63): saturated, it is still no limit.
         let number = |file| {
-            read_to_string(dir.join(file))
-                .ok()?
-                .trim()
-                .parse::<usize>()
-                .ok()
+            let value: u64 = read_to_string(dir.join(file)).ok()?.trim().parse().ok()?;
+            Some(usize::try_from(value).unwrap_or(usize::MAX))
         };
-        let (limit, usage) = (number(limit)?, number(usage)?);
-        let inactive = read_to_string(dir.join("memory.stat"))
-            .ok()
-            .and_then(|stat| stat_value(&stat, inactive_key))
-            .unwrap_or(0);
-        Some(limit.saturating_sub(usage.saturating_sub(inactive)))
+        let (limit, usage) = (number(files.limit)?, number(files.usage)?);
+        let stat = read_to_string(dir.join("memory.stat")).unwrap_or_default();
+        let page_cache: usize = files
+            .page_cache
+            .iter()
+            .filter_map(|key| stat_value(&stat, key))
+            .sum();
+        Some(limit.saturating_sub(usage.saturating_sub(page_cache)))
     }
 }
 
@@ -140,7 +163,7 @@ fn stat_value(stat: &str, key: &str) -> Option<usize> {
 mod tests {
     use super::*;
 
-    const GIB: usize = 1 << 30;
+    const MIB: usize = 1 << 20;
 
     #[test]
     fn mem_available_reads_the_meminfo_line() {
@@ -151,19 +174,37 @@ mod tests {
         assert_eq!(mem_available("MemAvailable: lots\n"), None);
     }
 
+    const MOUNTS: &str = "\
+31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755
+32 31 0:29 / /sys/fs/cgroup/cpu rw,relatime - cgroup cgroup rw,cpu
+35 31 0:32 /docker/ab /sys/fs/cgroup/memory rw,relatime shared:9 - cgroup cgroup rw,memory
+41 31 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw,nsdelegate
+";
+
     #[test]
-    fn the_memory_controller_picks_the_hierarchy() {
-        let v1 = MemoryCgroup::of_process("5:cpu,cpuacct:/x\n4:memory:/docker/ab\n0::/\n").unwrap();
+    fn the_group_is_found_where_its_hierarchy_is_mounted() {
+        let cgroup = |cgroups| MemoryCgroup::find(cgroups, MOUNTS);
+        let v1 = cgroup("5:cpu:/x\n4:memory:/docker/ab/c\n0::/\n").unwrap();
         assert_eq!(v1.hierarchy, Hierarchy::V1);
-        assert_eq!(v1.root, Path::new("/sys/fs/cgroup/memory"));
-        assert_eq!(v1.group, Path::new("docker/ab"));
-        let v2 = MemoryCgroup::of_process("0::/user.slice/session-2.scope\n").unwrap();
+        assert_eq!(v1.mount, Path::new("/sys/fs/cgroup/memory"));
+        assert_eq!(
+            v1.dir,
+            Path::new("/sys/fs/cgroup/memory/c"),
+            "below the mount's root"
+        );
+        assert_eq!(
+            cgroup("4:memory:/other\n"),
+            None,
+            "outside what the mount shows"
+        );
+        let v2 = cgroup("0::/user.slice/session-2.scope\n").unwrap();
         assert_eq!(v2.hierarchy, Hierarchy::V2);
         assert_eq!(
-            v2.root.join(&v2.group),
-            Path::new("/sys/fs/cgroup/user.slice/session-2.scope")
+            v2.dir,
+            Path::new("/sys/fs/cgroup/unified/user.slice/session-2.scope")
         );
-        assert_eq!(MemoryCgroup::of_process("3:cpu:/\nnot a line\n"), None);
+        assert_eq!(cgroup("3:cpu:/\nnot a line\n"), None);
+        assert_eq!(MemoryCgroup::find("0::/\n", ""), None, "nothing mounted");
     }
 
     #[test]
@@ -181,67 +222,74 @@ mod tests {
         }
     }
 
-    /// A v2 tree: a limited parent, an unlimited child holding the process.
-    #[test]
-    fn the_tightest_limit_on_the_way_up_binds() {
-        let root = tempfile::tempdir().unwrap();
-        let parent = root.path().join("a");
-        write(
-            &parent,
-            &[
-                ("memory.max", format!("{}\n", 2 * GIB)),
-                ("memory.current", format!("{}\n", GIB)),
-                (
-                    "memory.stat",
-                    format!("anon 1\ninactive_file {}\n", GIB / 4),
+    fn v2_group(limit: &str, usage: usize, page_cache: [usize; 2]) -> [(&str, String); 3] {
+        [
+            ("memory.max", format!("{limit}\n")),
+            ("memory.current", format!("{usage}\n")),
+            (
+                "memory.stat",
+                format!(
+                    "anon 1\nactive_file {}\ninactive_file {}\n",
+                    page_cache[0], page_cache[1]
                 ),
-            ],
+            ),
+        ]
+    }
+
+    /// mount/a/b/c: the tightest limit on the way up binds, whether above or below a looser
+    /// one, and nothing above the mount counts.
+    #[test]
+    fn the_tightest_limit_up_to_the_mount_binds() {
+        let top = tempfile::tempdir().unwrap();
+        let mount = top.path().join("mount");
+        write(top.path(), &v2_group("1", 0, [0, 0]));
+        write(&mount, &v2_group("max", 900 * MIB, [0, 0]));
+        write(
+            &mount.join("a"),
+            &v2_group(&(800 * MIB).to_string(), 500 * MIB, [0, 0]),
         );
         write(
-            &parent.join("b"),
-            &[
-                ("memory.max", "max\n".into()),
-                ("memory.current", "0\n".into()),
-            ],
+            &mount.join("a/b"),
+            &v2_group(&(300 * MIB).to_string(), 250 * MIB, [64 * MIB, 32 * MIB]),
         );
-        let cgroup = |group: &str| MemoryCgroup {
+        write(&mount.join("a/b/c"), &v2_group("max", 100 * MIB, [0, 0]));
+        let cgroup = |dir: &str| MemoryCgroup {
             hierarchy: Hierarchy::V2,
-            root: root.path().to_owned(),
-            group: group.into(),
+            mount: mount.clone(),
+            dir: mount.join(dir),
         };
-        // 2 GiB less the 3/4 GiB in use that cannot be reclaimed.
-        assert_eq!(cgroup("a/b").headroom(), Some(2 * GIB - 3 * GIB / 4));
-        assert_eq!(cgroup("").headroom(), None, "the root has no limit");
-        // Listed under a path the container cannot see: its root is its group.
-        write(
-            root.path(),
-            &[
-                ("memory.max", GIB.to_string()),
-                ("memory.current", "4096".into()),
-            ],
+        // b: 300 MiB less the 250 - 96 MiB that is not page cache; a leaves 300 MiB.
+        assert_eq!(cgroup("a/b/c").headroom(), Some(146 * MIB));
+        assert_eq!(cgroup("a").headroom(), Some(300 * MIB));
+        assert_eq!(cgroup("").headroom(), None, "the mount has no limit");
+        assert_eq!(
+            cgroup("gone").headroom(),
+            None,
+            "the mount's limits are not the group's"
         );
-        assert_eq!(cgroup("docker/ab").headroom(), Some(GIB - 4096));
     }
 
     #[test]
     fn a_v1_group_reads_its_own_files() {
-        let root = tempfile::tempdir().unwrap();
+        let mount = tempfile::tempdir().unwrap();
+        let stat = format!(
+            "active_file 1\ninactive_file 1\ntotal_active_file {}\ntotal_inactive_file {}\n",
+            16 * MIB,
+            48 * MIB
+        );
         write(
-            root.path(),
+            mount.path(),
             &[
-                ("memory.limit_in_bytes", GIB.to_string()),
-                ("memory.usage_in_bytes", (GIB / 2).to_string()),
-                (
-                    "memory.stat",
-                    format!("inactive_file 1\ntotal_inactive_file {}\n", GIB / 8),
-                ),
+                ("memory.limit_in_bytes", (1024 * MIB).to_string()),
+                ("memory.usage_in_bytes", (512 * MIB).to_string()),
+                ("memory.stat", stat),
             ],
         );
         let cgroup = MemoryCgroup {
             hierarchy: Hierarchy::V1,
-            root: root.path().to_owned(),
-            group: PathBuf::new(),
+            mount: mount.path().to_owned(),
+            dir: mount.path().to_owned(),
         };
-        assert_eq!(cgroup.headroom(), Some(GIB - (GIB / 2 - GIB / 8)));
+        assert_eq!(cgroup.headroom(), Some(1024 * MIB - (512 - 64) * MIB));
     }
 }

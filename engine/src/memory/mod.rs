@@ -15,6 +15,11 @@ mod available;
 /// Huge-page size on x86-64 Linux; aligning to it lets the kernel back the buffer with them.
 const HUGE_PAGE: usize = 2 << 20;
 
+/// Buffers up to this size (the default hash table) are left to the allocator alone: refusing
+/// them on the OS's figure would leave the engine no table at all, and the figure can be low
+/// while the kernel could still reclaim enough.
+const ALWAYS_TRIED: usize = 16 << 20;
+
 pub struct LargeBuffer<T: Zeroable> {
     ptr: NonNull<T>,
     len: usize,
@@ -41,7 +46,7 @@ impl<T: Zeroable> LargeBuffer<T> {
             )
         };
         let size = std::mem::size_of::<T>().checked_mul(len.max(1))?;
-        if available_bytes().is_some_and(|available| size > available) {
+        if size > ALWAYS_TRIED && available_bytes().is_some_and(|available| size > available) {
             return None;
         }
         let align = if size >= HUGE_PAGE {
