@@ -33,9 +33,9 @@ unsafe impl<T: Zeroable + Sync> Sync for LargeBuffer<T> {}
 
 impl<T: Zeroable> LargeBuffer<T> {
     /// `len.max(1)` zeroed elements, or `None` if the memory cannot be had: if the allocator
-    /// refuses it, or if it is more than the OS says is available to this process. Under overcommit the
-    /// allocator grants more than there is, and the shortfall only shows when the pages are
-    /// zeroed: then the OOM killer ends the engine mid-game. `threads` threads
+    /// refuses it, or if it is more than the OS says is available to this process. Under
+    /// overcommit the allocator grants more than there is, and the shortfall only shows when
+    /// the pages are zeroed: then the OOM killer ends the engine mid-game. `threads` threads
     /// share the zeroing: one alone writes about 4 GiB a second, and where memory is spread
     /// over NUMA nodes each page lands near a thread that touched it.
     pub fn zeroed(len: usize, threads: usize) -> Option<Self> {
