@@ -14,8 +14,9 @@
 # tested and a decision ends the match (exit code 0 for H1, 1 for H0, as sprt.sh); GAMES is then
 # the most it plays (exit code 3 if still undecided).
 # Between chunks, a file DATA/pause holds the match and DATA/stop ends it (exit code 3: not
-# finished). A chunk cut short ends it with exit code 4; the ledger's first line identifies both
-# binaries (by the start of their SHA-256) and the settings; a run that differs from it is
+# finished). A chunk that does not finish ends it with exit code 4. The ledger's first line
+# identifies both binaries (by the start of their SHA-256) and the settings; a run that differs
+# from it, bounds that are not two increasing numbers, or a ledger that cannot be pooled are
 # refused (exit code 2).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -34,6 +35,10 @@ hold() {
 }
 
 hold || { echo "stopped ($data/stop)"; exit 3; }
+if [ -n "${SPRT:-}" ] && ! awk '{ exit !(NF == 2 && $1 + 0 == $1 && $2 + 0 == $2 && $1 < $2) }' <<< "$SPRT"; then
+  echo "SPRT=\"$SPRT\": give two bounds, ELO0 < ELO1" >&2
+  exit 2
+fi
 identify() { sha256sum "$1" | cut -c1-12; }
 identity="# new $(identify "$new"), base $(identify "$base"), tc ${TC:-8+0.08}, hash ${HASH:-16},"
 identity+=" threads ${THREADS:-1}, book $(basename "${BOOK:-8moves_v3.pgn}"),"
@@ -54,11 +59,17 @@ while true; do
     verdict=0
     # shellcheck disable=SC2086 # the two bounds
     python3 "$here/games.py" ledger --sprt $SPRT "$ledger" > "$data/sprt.txt" || verdict=$?
-    if [ "$verdict" -ne 3 ]; then cat "$data/sprt.txt"; exit "$verdict"; fi
+    grep -E '^(Games|Elo|LLR|SPRT)' "$data/sprt.txt" || true
+    # The exit code alone could be a crash; the verdict line must agree with it.
+    case "$verdict:$(tail -1 "$data/sprt.txt")" in
+      "0:SPRT: H1 accepted" | "1:SPRT: H0 accepted") exit "$verdict" ;;
+      "3:SPRT: no decision") ;;
+      *) echo "cannot pool $ledger (games.py exit code $verdict)" >&2; exit 2 ;;
+    esac
   fi
   if [ "$played" -ge "$games" ]; then
     echo "$played games recorded in $ledger"
-    if [ -n "${SPRT:-}" ]; then cat "$data/sprt.txt"; exit 3; fi
+    [ -z "${SPRT:-}" ] || exit 3
     break
   fi
   hold || { echo "stopped at $played games ($data/stop)"; exit 3; }
@@ -66,7 +77,13 @@ while true; do
   out=$data/chunk-$number
   rm -rf "$out"
   echo "== chunk $number: games $((played + 1))-$((played + chunk))"
-  FIXED=1 MAX_ROUNDS=$((chunk / 2)) OUT=$out "$here/sprt.sh" "$new" "$base" || [ $? -eq 3 ]
+  status=0
+  FIXED=1 MAX_ROUNDS=$((chunk / 2)) OUT=$out "$here/sprt.sh" "$new" "$base" || status=$?
+  # A fixed-length run ends undecided (3); anything else but 0 is a failure.
+  if [ "$status" -ne 0 ] && [ "$status" -ne 3 ]; then
+    echo "chunk $number: sprt.sh failed (exit code $status); not recorded (see $out)" >&2
+    exit 4
+  fi
   finished=$(grep -c -E '^\[Result "(1-0|0-1|1/2-1/2)"\]' "$out/games.pgn" || true)
   if [ "$finished" -ne $((chunk / 2 * 2)) ]; then
     echo "chunk $number ended after $finished of $((chunk / 2 * 2)) games; not recorded (see $out)" >&2

@@ -31,7 +31,8 @@ class Chunks(unittest.TestCase):
 
     def run_chunks(self, new="new", games=6, chunk=2, **env):
         environment = dict(os.environ, FASTCHESS=str(self.dir / "fastchess"), BOOK=str(self.dir / "book.pgn"),
-                           DATA=str(self.dir / "data"), GAMES=str(games), CHUNK=str(chunk), **env)
+                           DATA=str(self.dir / "data"), GAMES=str(games), CHUNK=str(chunk))
+        environment.update(env)
         return subprocess.run([str(SCRIPTS / "chunks.sh"), str(self.ledger), str(self.dir / new), str(self.dir / "base")],
                               env=environment, capture_output=True, text=True)
 
@@ -83,6 +84,27 @@ class Chunks(unittest.TestCase):
         self.assertEqual(capped.returncode, 3, "GAMES reached without a decision")
         self.assertIn("no decision", capped.stdout)
         self.assertEqual(len(self.rows()), 2)
+
+    def test_bad_bounds_are_refused_before_any_game(self):
+        for bounds in ("5", "0,5", "5 0", "a b", "0 5 10"):
+            done = self.run_chunks(SPRT=bounds)
+            self.assertEqual(done.returncode, 2, bounds)
+            self.assertIn("two bounds", done.stderr)
+        self.assertFalse(self.ledger.exists())
+
+    def test_a_ledger_that_cannot_be_pooled_is_refused(self):
+        self.assertEqual(self.run_chunks(games=2, SPRT="0 5").returncode, 3)
+        with self.ledger.open("a") as ledger:
+            ledger.write("<<<<<<< a merge conflict\n")
+        done = self.run_chunks(games=4, SPRT="0 5")
+        self.assertEqual(done.returncode, 2, "not taken for H0")
+        self.assertIn("cannot pool", done.stderr)
+
+    def test_a_failing_match_runner_is_not_a_verdict(self):
+        done = self.run_chunks(games=4, SPRT="0 5", FASTCHESS=str(self.dir / "missing"))
+        self.assertEqual(done.returncode, 4)
+        self.assertIn("sprt.sh failed", done.stderr)
+        self.assertEqual(self.rows(), [])
 
     def test_stop_ends_the_match_between_chunks(self):
         (self.dir / "data").mkdir()

@@ -51,11 +51,16 @@ mod tests {
                 .unwrap();
         assert_eq!(perft(&mut board, 0), 1);
         assert!(divide(&mut board, 0).is_empty());
-        for depth in 1..=3 {
+        // Kiwipete's published counts.
+        for (depth, expected) in [(1, 48), (2, 2039), (3, 97_862)] {
             let split = divide(&mut board, depth);
             assert_eq!(split.len(), 48);
             let total: u64 = split.iter().map(|&(_, nodes)| nodes).sum();
-            assert_eq!(total, perft(&mut board, depth), "depth {depth}");
+            assert_eq!(
+                (total, perft(&mut board, depth)),
+                (expected, expected),
+                "depth {depth}"
+            );
         }
     }
 }
