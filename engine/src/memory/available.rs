@@ -100,16 +100,19 @@ impl MemoryCgroup {
     fn mounted(hierarchy: Hierarchy, path: &str, mountinfo: &str) -> Option<Self> {
         mountinfo.lines().find_map(|line| {
             let (mount, filesystem) = line.split_once(" - ")?;
-            let mount: Vec<&str> = mount.split(' ').collect();
-            let (root, mount_point) = (mount.get(3)?, mount.get(4)?);
             let mut filesystem = filesystem.split(' ');
             let (kind, _, options) = (filesystem.next()?, filesystem.next()?, filesystem.next()?);
             let holds_memory = match hierarchy {
                 Hierarchy::V1 => kind == "cgroup" && options.split(',').any(|o| o == "memory"),
                 Hierarchy::V2 => kind == "cgroup2",
             };
+            if !holds_memory {
+                return None;
+            }
+            let mut mount = mount.split(' ').skip(3);
+            let (root, mount_point) = (mount.next()?, mount.next()?);
             let below_root = Path::new(path).strip_prefix(root).ok()?;
-            holds_memory.then(|| Self {
+            Some(Self {
                 hierarchy,
                 mount: PathBuf::from(mount_point),
                 dir: Path::new(mount_point).join(below_root),
