@@ -2,7 +2,7 @@
 //! little and cost as much to generate as any other.
 
 use clap::Args;
-use patina::search::score::Score;
+use patina::score::Score;
 
 use crate::record::GameResult;
 

@@ -12,7 +12,7 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
-use patina::board::Board;
+use patina::Board;
 use thiserror::Error;
 use viriformat::dataformat::Game;
 

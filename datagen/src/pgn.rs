@@ -9,9 +9,9 @@
 use std::path::PathBuf;
 
 use clap::Parser;
-use patina::search::score::{Score, MATE, MATE_BOUND};
-use patina::tools::pgn::{parse_games, PgnGame};
-use patina::types::Color;
+use patina::pgn::{parse_games, PgnGame};
+use patina::score::{Score, MATE, MATE_BOUND};
+use patina::Color;
 use thiserror::Error;
 
 use crate::atomic::AtomicFile;
@@ -62,7 +62,7 @@ pub fn run(args: &PgnArgs) -> Result<PgnSummary, PgnError> {
     let mut out = AtomicFile::create(&args.out).map_err(out_error)?;
     let mut summary = PgnSummary::default();
     for path in &args.inputs {
-        let text = patina::tools::read_text(path).map_err(|source| PgnError::Io {
+        let text = patina::read_text(path).map_err(|source| PgnError::Io {
             path: path.clone(),
             source,
         })?;

@@ -13,10 +13,10 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::time::Duration;
 
 use clap::{Args, Parser};
-use patina::engine::Engine;
 use patina::nnue::{Network, NetworkError};
-use patina::search::score::Score;
-use patina::tools::openings::{Book, BookError, OpeningSource, MAX_OPENING_SCORE};
+use patina::openings::{Book, BookError, OpeningSource, MAX_OPENING_SCORE};
+use patina::score::Score;
+use patina::Engine;
 use rand_xoshiro::rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use thiserror::Error;

@@ -5,9 +5,9 @@
 //! lose which rook may castle in Fischer random games. Both crates encode castling as
 //! king-takes-own-rook, so moves map field for field.
 
-use patina::board::{Board, FenError};
-use patina::search::score::Score;
-use patina::types::{Color, Move, PieceType};
+use patina::score::Score;
+use patina::{Board, FenError};
+use patina::{Color, Move, PieceType};
 use viriformat::chess::board::{Board as ViriBoard, DrawType, GameOutcome, WinType};
 use viriformat::chess::chessmove::{Move as ViriMove, MoveFlags};
 use viriformat::chess::piece::PieceType as ViriPieceType;
@@ -111,7 +111,7 @@ pub fn from_viri_board(viri: &ViriBoard) -> Result<Board, FenError> {
 }
 
 pub fn to_viri_move(mv: Move) -> ViriMove {
-    let square = |sq: patina::types::Square| {
+    let square = |sq: patina::Square| {
         ViriSquare::new(sq.index() as u8).expect("squares index 0..64 in both crates")
     };
     let (from, to) = (square(mv.from()), square(mv.to()));
@@ -143,7 +143,7 @@ pub fn from_viri_move(board: &Board, viri: ViriMove) -> Option<Move> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use patina::tools::openings::dfrc_board;
+    use patina::openings::dfrc_board;
 
     /// Every legal move of ours encodes to one of viriformat's legal moves, and back.
     fn assert_moves_agree(fen: &str) {

@@ -1,12 +1,12 @@
 //! One self-play game: a random opening kept only if a search finds it balanced, then a
 //! fixed-node search per move until the rules or the adjudicator end the game.
 
-use patina::board::Outcome;
-use patina::engine::Engine;
-use patina::search::score::Score;
-use patina::search::{Limits, Silent};
-use patina::tools::openings::{OpeningSource, MAX_OPENING_ATTEMPTS};
-use patina::types::Color;
+use patina::openings::{OpeningSource, MAX_OPENING_ATTEMPTS};
+use patina::score::Score;
+use patina::Color;
+use patina::Engine;
+use patina::Outcome;
+use patina::{Limits, Silent};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use thiserror::Error;
 

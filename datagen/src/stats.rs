@@ -5,7 +5,7 @@ use std::fmt::Write;
 use std::path::PathBuf;
 
 use clap::Parser;
-use patina::search::score::MATE_BOUND;
+use patina::score::MATE_BOUND;
 
 use crate::gamefile::{collect_inputs, GameReader, ReadError};
 use crate::progress::Counts;

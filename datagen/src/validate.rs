@@ -11,7 +11,7 @@ use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
 use clap::Parser;
-use patina::board::{Board, Outcome};
+use patina::{Board, Outcome};
 use viriformat::dataformat::Game;
 
 use crate::gamefile::{collect_inputs, GameReader, ReadError, StoredGame};

@@ -12,8 +12,8 @@ use datagen::pgn::{self, PgnArgs};
 use datagen::record::{from_viri_move, GameResult};
 use datagen::splat::{self, SplatArgs};
 use datagen::validate;
-use patina::search::score::MATE;
-use patina::types::Color;
+use patina::score::MATE;
+use patina::Color;
 
 #[test]
 fn splat_keeps_quiet_positions_and_reads_back() {

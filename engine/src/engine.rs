@@ -10,7 +10,8 @@ use std::time::Duration;
 use crate::board::Board;
 use crate::nnue::{Network, NetworkError};
 use crate::search::{Limits, Reporter, SearchResult};
-use crate::thread::{self, SharedContext, ThreadData};
+use crate::search::{SharedContext, ThreadData};
+use crate::smp;
 use crate::tt::TranspositionTable;
 
 pub const DEFAULT_HASH_MB: usize = 16;
@@ -216,7 +217,7 @@ impl Engine {
         let unbounded = !limits.ends_by_itself(board.side_to_move());
         let running_shared = Arc::clone(&shared);
         let handle = std::thread::spawn(move || {
-            let result = thread::search(&shared, &mut threads, &board, &limits, reporter.as_mut());
+            let result = smp::search(&shared, &mut threads, &board, &limits, reporter.as_mut());
             on_done(result);
             Workers { shared, threads }
         });
@@ -232,7 +233,7 @@ impl Engine {
         self.prepare(limits.ponder);
         let board = self.board.clone();
         let Workers { shared, threads } = self.workers();
-        thread::search(shared, threads, &board, &limits, reporter)
+        smp::search(shared, threads, &board, &limits, reporter)
     }
 
     fn prepare(&mut self, ponder: bool) {

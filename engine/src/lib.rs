@@ -1,18 +1,32 @@
 //! Patina: a UCI chess engine whose only evaluation is an NNUE trained from zero knowledge.
+//!
+//! The library's surface is what the UCI binary, datagen, the trainer and other programs need:
+//! the board and its moves, the `Engine` facade (set a position, search with limits, receive
+//! progress through a `Reporter`), the network and its layout (`nnue`), and the opening and PGN
+//! readers. Everything else is internal to the engine.
 
 // Every `unsafe` block says why it is sound (SIMD in `nnue::simd`, the hash table's memory,
 // PEXT and prefetch hints).
 #![deny(clippy::undocumented_unsafe_blocks)]
 
-pub mod board;
-pub mod cpu;
-pub mod engine;
+mod board;
+mod cpu;
+mod engine;
 mod memory;
 pub mod nnue;
-pub mod search;
-pub mod thread;
-pub mod time;
-pub mod tools;
-pub mod tt;
-pub mod types;
-pub mod uci;
+mod search;
+mod smp;
+mod time;
+mod tools;
+mod tt;
+mod types;
+mod uci;
+
+pub use board::{Board, FenError, MoveList, Outcome, START_FEN};
+pub use cpu::missing_features;
+pub use engine::{Engine, Options, DEFAULT_HASH_MB, MAX_HASH_MB, MAX_THREADS};
+pub use nnue::{Network, NetworkError};
+pub use search::{Limits, Reporter, ScoreBound, SearchInfo, SearchResult, Silent};
+pub use tools::{openings, perft::perft, pgn, read_text};
+pub use types::{score, Bitboard, Color, Move, Piece, PieceType, Score, Square};
+pub use uci::{Executed, Uci};

@@ -4,10 +4,10 @@
 use std::io::BufReader;
 use std::process::ExitCode;
 
-use patina::uci::{Executed, Uci};
+use patina::{Executed, Uci};
 
 fn main() -> ExitCode {
-    let missing = patina::cpu::missing_features();
+    let missing = patina::missing_features();
     if !missing.is_empty() {
         // On stdout as well as in the exit code: a GUI shows the engine's output, not its stderr.
         println!(

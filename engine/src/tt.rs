@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU64, AtomicU8, Ordering::Relaxed};
 use bytemuck::Zeroable;
 
 use crate::memory::LargeBuffer;
-use crate::search::score::{self, Score};
+use crate::types::score::{self, Score};
 use crate::types::Move;
 
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]

@@ -1,6 +1,6 @@
 //! Board invariants under make/unmake, and robustness against malformed FEN.
 
-use patina::board::Board;
+use patina::Board;
 use rand_xoshiro::rand_core::{RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -32,7 +32,7 @@ fn incremental_keys_match_scratch_after_random_games() {
                     (
                         board.key(),
                         board.pawn_key(),
-                        [0, 1].map(|c| board.non_pawn_key(patina::types::Color::BOTH[c]))
+                        [0, 1].map(|c| board.non_pawn_key(patina::Color::BOTH[c]))
                     )
                 );
                 // The board after the move parses back from its own FEN into the same position.

@@ -2,9 +2,9 @@
 //! must not care which colour is which. Random nets suffice: any wrong feature, sign or
 //! perspective shows up whatever the weights.
 
-use patina::board::{Board, START_FEN};
 use patina::nnue::{Accumulator, AccumulatorStack, Network};
-use patina::types::{Color, Move};
+use patina::{Board, START_FEN};
+use patina::{Color, Move};
 use rand_xoshiro::rand_core::{RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 

@@ -3,8 +3,8 @@
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
-use patina::board::Board;
-use patina::tools::perft::perft;
+use patina::perft;
+use patina::Board;
 
 fn check(fen: &str, expected: &[u64]) {
     let mut board = Board::from_fen(fen).unwrap_or_else(|e| panic!("{fen}: {e}"));

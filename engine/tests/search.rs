@@ -1,10 +1,10 @@
 //! The search's answers in positions whose value the rules decide: mates, and draws by
 //! repetition and by the fifty-move rule reached inside the tree.
 
-use patina::board::Board;
-use patina::engine::Engine;
-use patina::search::score::{mate_in, Score};
-use patina::search::{Limits, SearchResult, Silent};
+use patina::score::{mate_in, Score};
+use patina::Board;
+use patina::Engine;
+use patina::{Limits, SearchResult, Silent};
 
 fn search(fen: &str, depth: i32) -> SearchResult {
     let mut engine = Engine::default();

@@ -85,9 +85,9 @@ pub fn sigmoid(x: f32) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use patina::board::Board;
     use patina::nnue::feature_index;
-    use patina::types::Color;
+    use patina::Board;
+    use patina::Color;
 
     /// Converts through bulletformat's own FEN parser, independent of patina's board.
     fn record(fen: &str) -> ChessBoard {

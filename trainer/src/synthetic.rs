@@ -3,8 +3,8 @@
 //! so a student can learn the labels exactly and the loss has somewhere to go.
 
 use bulletformat::ChessBoard;
-use patina::board::Board;
-use patina::types::{Color, PieceType};
+use patina::Board;
+use patina::{Color, PieceType};
 use rand_xoshiro::{
     rand_core::{RngCore, SeedableRng},
     Xoshiro256PlusPlus,

@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 use bulletformat::ChessBoard;
 
 use datagen::gamefile::ReadError;
-use patina::board::Board;
 use patina::nnue::feature_index;
+use patina::Board;
 use trainer::error::TrainerError;
 use trainer::features::Features;
 use trainer::loader::{read_viriformat, write_bulletformat, Dataset};

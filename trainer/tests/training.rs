@@ -2,8 +2,8 @@
 //! reproducible, the engine reads the quantised net and agrees with the float net, and NaN
 //! stops training.
 
-use patina::board::Board;
 use patina::nnue::{AccumulatorStack, Network, HIDDEN, SCALE};
+use patina::Board;
 use trainer::backprop::BlockedWeights;
 use trainer::error::TrainerError;
 use trainer::features::Features;

@@ -7,11 +7,12 @@ use arrayvec::ArrayVec;
 
 use super::history::{history_bonus, ContinuationKey};
 use super::movepick::MovePicker;
-use super::score::{mate_in, mated_in, Score, DRAW, INFINITY, MATE_BOUND};
 use super::{params, MAX_PLY};
-use crate::thread::{SharedContext, ThreadData};
+use super::{SharedContext, ThreadData};
 use crate::tt::{Bound, TtHit};
+use crate::types::score::{mate_in, mated_in, DRAW, INFINITY, MATE_BOUND};
 use crate::types::Move;
+use crate::types::Score;
 
 pub trait NodeType {
     const PV: bool;

@@ -3,9 +3,9 @@
 use std::sync::atomic::Ordering::Relaxed;
 
 use super::alphabeta::Root;
-use super::score::{self, Score, INFINITY};
 use super::{params, Reporter, ScoreBound, SearchInfo, MAX_PLY};
-use crate::thread::{SharedContext, ThreadData};
+use super::{SharedContext, ThreadData};
+use crate::types::score::{self, Score, INFINITY};
 use crate::types::Move;
 
 /// A legal move at the root with what the search learned about it.

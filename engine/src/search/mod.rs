@@ -1,19 +1,22 @@
 //! The search: iterative deepening with aspiration windows around a PVS alpha-beta search
-//! (`alphabeta.rs`), move ordering (`movepick.rs`) and learned statistics (`history.rs`).
+//! (`alphabeta.rs`), move ordering (`movepick.rs`) and learned statistics (`history.rs`), run
+//! by each thread on its own `ThreadData` (`thread_data.rs`) over a `SharedContext` (`shared.rs`).
 
 mod alphabeta;
 pub mod history;
 mod iterate;
 mod movepick;
 pub mod params;
-pub mod score;
+mod shared;
+mod thread_data;
 
 use std::time::{Duration, Instant};
 
-use crate::types::{Color, Move};
-use score::Score;
+use crate::types::{Color, Move, Score};
 
 pub use iterate::RootMove;
+pub use shared::SharedContext;
+pub use thread_data::ThreadData;
 
 /// The deepest the search ever goes from the root (extensions included).
 pub const MAX_PLY: usize = 128;

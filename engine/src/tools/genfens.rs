@@ -12,61 +12,16 @@ use thiserror::Error;
 use super::openings::{Book, BookError, OpeningSource, MAX_OPENING_ATTEMPTS, MAX_OPENING_SCORE};
 use crate::engine::Engine;
 use crate::search::Limits;
-use crate::uci::command::{number, ParseError};
 
 const VERIFICATION_NODES: u64 = 1000;
 
+/// What to generate: `genfens N seed S book <path|None> [extra]` (parsed by the UCI parser).
 #[derive(Debug)]
 pub struct GenFensRequest {
     pub count: usize,
     pub seed: u64,
     pub book: Option<PathBuf>,
     pub dfrc: bool,
-}
-
-impl GenFensRequest {
-    /// `N seed S book <path|None> [extra]`; `extra` may contain `dfrc`.
-    pub fn parse(tokens: &[&str]) -> Result<Self, ParseError> {
-        let count = number(
-            "genfens",
-            tokens
-                .first()
-                .ok_or(ParseError::MissingValue("genfens".into()))?,
-        )?;
-        let mut request = Self {
-            count,
-            seed: 0,
-            book: None,
-            dfrc: false,
-        };
-        let mut i = 1;
-        while i < tokens.len() {
-            match tokens[i] {
-                "seed" => {
-                    request.seed = number(
-                        "seed",
-                        tokens
-                            .get(i + 1)
-                            .ok_or(ParseError::MissingValue("seed".into()))?,
-                    )?;
-                    i += 2;
-                }
-                "book" => {
-                    let path = tokens
-                        .get(i + 1)
-                        .ok_or(ParseError::MissingValue("book".into()))?;
-                    request.book =
-                        (!path.eq_ignore_ascii_case("none")).then(|| PathBuf::from(path));
-                    i += 2;
-                }
-                extra => {
-                    request.dfrc |= extra.eq_ignore_ascii_case("dfrc");
-                    i += 1;
-                }
-            }
-        }
-        Ok(request)
-    }
 }
 
 #[derive(Debug, Error)]

@@ -9,8 +9,8 @@ use thiserror::Error;
 
 use crate::board::{Board, START_FEN};
 use crate::engine::Engine;
-use crate::search::score::Score;
 use crate::search::{Limits, SearchResult, Silent};
+use crate::types::Score;
 
 #[derive(Debug, Error)]
 pub enum BookError {

@@ -3,9 +3,11 @@
 mod bitboard;
 mod moves;
 mod piece;
+pub mod score;
 mod square;
 
 pub use bitboard::Bitboard;
 pub use moves::{Move, MoveKind, Wing};
 pub use piece::{Color, Piece, PieceType};
+pub use score::Score;
 pub use square::Square;

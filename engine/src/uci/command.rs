@@ -2,12 +2,14 @@
 //! reported as an error and never half-applied.
 
 use std::iter::Peekable;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use thiserror::Error;
 
 use crate::board::{Board, FenError};
 use crate::search::Limits;
+use crate::tools::genfens::GenFensRequest;
 use crate::types::Square;
 
 #[derive(Debug)]
@@ -26,7 +28,7 @@ pub enum Command {
     Perft(u32),
     Eval,
     Display,
-    GenFens(crate::tools::genfens::GenFensRequest),
+    GenFens(GenFensRequest),
 }
 
 #[derive(Debug, Default)]
@@ -100,17 +102,59 @@ pub fn parse(line: &str, chess960: bool) -> Result<Option<Command>, ParseError> 
         )?),
         "eval" => Command::Eval,
         "d" => Command::Display,
-        "genfens" => Command::GenFens(crate::tools::genfens::GenFensRequest::parse(&rest)?),
+        "genfens" => Command::GenFens(parse_genfens(&rest)?),
         _ => return Err(ParseError::Unknown(head.to_string())),
     };
     Ok(Some(command))
 }
 
-pub fn number<T: std::str::FromStr>(key: &str, value: &str) -> Result<T, ParseError> {
+fn number<T: std::str::FromStr>(key: &str, value: &str) -> Result<T, ParseError> {
     value.parse().map_err(|_| ParseError::BadValue {
         key: key.to_string(),
         value: value.to_string(),
     })
+}
+
+/// OpenBench's `genfens N seed S book <path|None> [extra]`; `extra` may contain `dfrc`.
+fn parse_genfens(tokens: &[&str]) -> Result<GenFensRequest, ParseError> {
+    let count = number(
+        "genfens",
+        tokens
+            .first()
+            .ok_or(ParseError::MissingValue("genfens".into()))?,
+    )?;
+    let mut request = GenFensRequest {
+        count,
+        seed: 0,
+        book: None,
+        dfrc: false,
+    };
+    let mut i = 1;
+    while i < tokens.len() {
+        match tokens[i] {
+            "seed" => {
+                request.seed = number(
+                    "seed",
+                    tokens
+                        .get(i + 1)
+                        .ok_or(ParseError::MissingValue("seed".into()))?,
+                )?;
+                i += 2;
+            }
+            "book" => {
+                let path = tokens
+                    .get(i + 1)
+                    .ok_or(ParseError::MissingValue("book".into()))?;
+                request.book = (!path.eq_ignore_ascii_case("none")).then(|| PathBuf::from(path));
+                i += 2;
+            }
+            extra => {
+                request.dfrc |= extra.eq_ignore_ascii_case("dfrc");
+                i += 1;
+            }
+        }
+    }
+    Ok(request)
 }
 
 fn parse_setoption(tokens: &[&str]) -> Result<Command, ParseError> {

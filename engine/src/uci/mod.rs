@@ -10,9 +10,10 @@ use std::time::Duration;
 use command::{Command, GoCommand, ParseError};
 
 use crate::engine::{Engine, DEFAULT_HASH_MB, MAX_HASH_MB, MAX_THREADS};
-use crate::search::{score, Reporter, ScoreBound, SearchInfo, SearchResult};
+use crate::search::{Reporter, ScoreBound, SearchInfo, SearchResult};
 use crate::time::DEFAULT_MOVE_OVERHEAD;
 use crate::tools::{bench, genfens, nnbench, perft};
+use crate::types::score;
 
 const NAME: &str = concat!("Patina ", env!("CARGO_PKG_VERSION"));
 
