@@ -47,6 +47,8 @@ import re
 import sys
 import time
 
+import stats
+
 TAG = re.compile(r'^\[(\w+) "(.*)"\]\s*$')
 EVAL = re.compile(r"\{\s*([+-]?\d+\.\d+)/\d+")
 # Movetext tokens: a comment, or a word (a move, a move number such as 12. or 12..., a result).
@@ -98,10 +100,6 @@ def engine_side(tags, engine):
     return "White" if white else "Black"
 
 
-def elo(score):
-    return -400 * math.log10(1 / score - 1) if 0 < score < 1 else math.copysign(math.inf, score - 0.5)
-
-
 def results(args):
     """W/D/L per opponent, with Elo and its 95% interval from the trinomial variance of the score."""
     wdl = collections.defaultdict(lambda: [0, 0, 0])
@@ -117,10 +115,9 @@ def results(args):
     print("|---|---:|---|---:|---|")
     for opponent, (w, d, l) in sorted(wdl.items()):
         n = w + d + l
-        s = (w + d / 2) / n
-        sd = math.sqrt((w * (1 - s) ** 2 + d * (0.5 - s) ** 2 + l * s**2) / n / n)
-        low, high = elo(max(s - 1.96 * sd, 1e-9)), elo(min(s + 1.96 * sd, 1 - 1e-9))
-        print(f"| {opponent} | {n} | {w} / {d} / {l} | {100 * s:.1f}% | {elo(s):+.0f} [{low:+.0f}, {high:+.0f}] |")
+        s, variance = stats.mean_and_variance(stats.TRINOMIAL, (w, d, l))
+        low, high = stats.elo_interval(s, math.sqrt(variance / n))
+        print(f"| {opponent} | {n} | {w} / {d} / {l} | {100 * s:.1f}% | {stats.elo(s):+.0f} [{low:+.0f}, {high:+.0f}] |")
 
 
 def ending(tags, engine):
@@ -253,60 +250,22 @@ def pentanomial(paths, engine):
     return counts
 
 
-def normalized_llr(counts, elo0, elo1):
-    """The GSPRT log-likelihood ratio of normalized Elo elo1 against elo0 for pentanomial counts:
-    the maximum-likelihood pair-score distributions under each hypothesis, found as in M. Van
-    den Bergh, "Comments on normalized Elo" (section 4.1), compared on the observed pairs."""
-    scores = [0.0, 0.25, 0.5, 0.75, 1.0]
-    observed = [max(c, 1e-3) for c in counts]  # fastchess's regularisation of empty buckets
-    total = sum(observed)
-    observed = [c / total for c in observed]
-
-    def mle(t):
-        p = [0.2] * 5
-        for _ in range(10):
-            mu = sum(a * q for a, q in zip(scores, p))
-            sigma = math.sqrt(sum(q * (a - mu) ** 2 for a, q in zip(scores, p)))
-            phi = [a - 0.5 - 0.5 * t * sigma * (1 + ((a - mu) / sigma) ** 2) for a in scores]
-            # The theta solving sum(p̂ φ / (1 + θ φ)) = 0: the sum falls from +∞ to −∞ between
-            # these bounds, so bisection finds it.
-            low, high = -1 / max(phi), -1 / min(phi)
-            for _ in range(100):
-                theta = (low + high) / 2
-                if sum(q * f / (1 + theta * f) for q, f in zip(observed, phi)) > 0:
-                    low = theta
-                else:
-                    high = theta
-            new = [q / (1 + theta * f) for q, f in zip(observed, phi)]
-            settled = max(abs(a - b) for a, b in zip(new, p)) < 1e-4
-            p = new
-            if settled:
-                break
-        return p
-
-    scale = math.sqrt(2) / (800 / math.log(10))
-    p0, p1 = mle(elo0 * scale), mle(elo1 * scale)
-    return total * sum(q * (math.log(b) - math.log(a)) for q, a, b in zip(observed, p0, p1))
-
-
 def report_pairs(counts, bounds):
     """Prints the Elo of pentanomial counts and, given (elo0, elo1), the SPRT's LLR and verdict;
     returns sprt.sh's exit code: 0 for H1 (and without bounds), 1 for H0, 3 while undecided."""
     pairs = sum(counts)
-    scores = [0.0, 0.25, 0.5, 0.75, 1.0]
-    mean = sum(a * c for a, c in zip(scores, counts)) / pairs
-    sd = math.sqrt(sum(c * (a - mean) ** 2 for a, c in zip(scores, counts)) / pairs / pairs)
-    low, high = (elo(min(max(mean + z * sd, 1e-9), 1 - 1e-9)) for z in (-1.96, 1.96))
+    mean, variance = stats.mean_and_variance(stats.PENTANOMIAL, counts)
+    low, high = stats.elo_interval(mean, math.sqrt(variance / pairs))
     print(f"Games: {2 * pairs}, Ptnml(0-2): {counts}")
-    print(f"Elo: {elo(mean):+.1f} [{low:+.1f}, {high:+.1f}] (95%)")
+    print(f"Elo: {stats.elo(mean):+.1f} [{low:+.1f}, {high:+.1f}] (95%)")
     if bounds is None:
         return 0
-    llr = normalized_llr(counts, *bounds)
-    bound = math.log((1 - 0.05) / 0.05)
-    verdict = "H1 accepted" if llr >= bound else "H0 accepted" if llr <= -bound else "no decision"
-    print(f"LLR: {llr:.2f} ({-bound:.2f}, {bound:.2f}) [{bounds[0]:.2f}, {bounds[1]:.2f}]")
-    print(f"SPRT: {verdict}")
-    return 0 if llr >= bound else 1 if llr <= -bound else 3
+    llr = stats.normalized_llr(counts, *bounds)
+    lower, upper = stats.llr_bounds()
+    verdict = stats.decision(llr)
+    print(f"LLR: {llr:.2f} ({lower:.2f}, {upper:.2f}) [{bounds[0]:.2f}, {bounds[1]:.2f}]")
+    print(f"SPRT: {verdict + ' accepted' if verdict else 'no decision'}")
+    return {"H1": 0, "H0": 1, None: 3}[verdict]
 
 
 def sprt(args):

@@ -38,11 +38,6 @@ parent=$repo/nets/$parent_name
 # Net names start with their generation: gen<K>-...
 k=${parent_name#gen}; k=${k%%-*}
 child=$((k + 1))
-# A net's width from its size in bullet's layout, 2·(771·N + 1) bytes padded to 64 (as the
-# engine's build script reads it).
-parent_hidden=$(( ($(stat -c %s "$parent") - 2) / 1542 ))
-hidden=${HIDDEN:-$parent_hidden}
-log "parent $parent_name (generation $k), training generation $child, N=$hidden"
 
 # Binaries are built on every run (cargo rebuilds only what changed), so the SPRT base, the engine
 # with the parent net embedded, always has the candidate's source.
@@ -52,6 +47,12 @@ log "building"
 mkdir -p "$bin"
 cp "$repo/target/release/datagen" "$repo/target/release/trainer" "$bin/"
 cp "$repo/target/release/patina" "$bin/patina-base"
+# The parent's width N as the engine reads it off the net (its build script knows the net
+# format, which may change), not recomputed here: `bench nn` ends with `N=<width>`.
+parent_hidden=$("$bin/patina-base" bench nn | sed -n 's/.*, N=\([0-9][0-9]*\)$/\1/p') || true
+[ -n "$parent_hidden" ] || { log "$bin/patina-base bench nn did not give the parent's width"; exit 1; }
+hidden=${HIDDEN:-$parent_hidden}
+log "parent $parent_name (generation $k), training generation $child, N=$hidden"
 
 # 1. Self-play with the parent (resumes an interrupted run in the same directory).
 games=$DATA/gen$k

@@ -13,17 +13,13 @@ import sys
 import tomllib
 from pathlib import Path
 
+import stats
+
 NETS = Path(__file__).resolve().parent.parent / "nets"
 LINEAGE = NETS / "lineage.json"
 BEGIN, END = "<!-- lineage:begin -->", "<!-- lineage:end -->"
-# The SPRT's decision bound for alpha = beta = 0.05, as fastchess sets it.
-LLR_BOUND = math.log((1 - 0.05) / 0.05)
-
-
-def elo(score):
-    """Logistic Elo of a score, which is kept off 0 and 1 (a match without losses is finite)."""
-    score = min(max(score, 1e-6), 1 - 1e-6)
-    return -400 * math.log10(1 / score - 1)
+# A match without losses has a perfect score or nearly: its Elo is kept finite (+2400 at most).
+EPS = 1e-6
 
 
 def load():
@@ -51,38 +47,31 @@ def match_stats(log_text, elo0, elo1):
         # Exit 2, not 1: `verdict` uses 1 for "H0 accepted", and no games is no verdict.
         print("no finished games in the log", file=sys.stderr)
         sys.exit(2)
-    score = (w + 0.5 * d) / n
-    var = max((w * (1 - score) ** 2 + d * (0.5 - score) ** 2 + l * score**2) / n, 1e-4)
-
-    def expected(e):
-        return 1 / (1 + 10 ** (-e / 400))
-
-    margin = 1.96 * math.sqrt(var / n)
-    s0, s1 = expected(elo0), expected(elo1)
-    llr = n * (s1 - s0) * (2 * score - s0 - s1) / (2 * var)
+    score, variance = stats.mean_and_variance(stats.TRINOMIAL, (w, d, l))
+    # Floored so that a match with every game won keeps a finite LLR.
+    variance = max(variance, 1e-4)
+    sd = math.sqrt(variance / n)
+    low, high = stats.elo_interval(score, sd, EPS)
+    llr = stats.logistic_llr(n, score, variance, elo0, elo1)
     if re.search(r"^SPRT .* completed - H[01] was accepted", log_text, re.M):
         llr = float(re.findall(r"^LLR: (-?[\d.]+)", log_text, re.M)[-1])
+    lower, upper = stats.llr_bounds()
     return {
-        "elo": elo(score),
+        "elo": stats.elo(score, EPS),
         # Near a perfect score the upper side is unbounded: quote the distance to the lower bound.
-        "error": (elo(score + margin) - elo(score - margin)) / 2 if score + margin < 1 else elo(score) - elo(score - margin),
+        "error": (high - low) / 2 if score + stats.Z95 * sd < 1 else stats.elo(score, EPS) - low,
         "games": n,
         "wdl": [w, d, l],
         "llr": llr,
-        "bounds": f"({-LLR_BOUND:.2f}, {LLR_BOUND:.2f}) [{elo0}, {elo1}]",
+        "bounds": f"({lower:.2f}, {upper:.2f}) [{elo0}, {elo1}]",
     }
 
 
-
-
 def lower_bound(wdl):
-    """One-sided 95% lower bound on the Elo of a match with no losses (Wilson score interval),
-    where the point estimate is infinite and a symmetric error bar means nothing."""
+    """One-sided 95% lower bound on the Elo of a match with no losses, where the point estimate
+    is infinite and a symmetric error bar means nothing."""
     w, d, l = wdl
-    n, z = w + d + l, 1.645
-    p = (w + 0.5 * d) / n
-    low = (p + z * z / (2 * n) - z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))) / (1 + z * z / n)
-    return elo(low)
+    return stats.elo(stats.wilson_lower((w + 0.5 * d) / (w + d + l), w + d + l), EPS)
 
 
 def elo_text(s):
@@ -93,9 +82,9 @@ def elo_text(s):
 
 def record(args):
     net = NETS / args.net
-    stats = subprocess.run([args.datagen, "stats", *sorted(map(str, Path(args.games_dir).glob("*.vf")))],
-                           capture_output=True, text=True, check=True).stdout
-    files_games_positions = re.search(r"(\d+) games, (\d+) positions", stats)
+    counts = subprocess.run([args.datagen, "stats", *sorted(map(str, Path(args.games_dir).glob("*.vf")))],
+                            capture_output=True, text=True, check=True).stdout
+    files_games_positions = re.search(r"(\d+) games, (\d+) positions", counts)
     train = Path(args.train_dir)
     history = list(csv.DictReader((train / "log.csv").open()))
     config = (train / "config.toml").read_text()
@@ -203,9 +192,9 @@ def render(_args):
 
 
 def verdict_command(args):
-    stats = match_stats(Path(args.log).read_text(), args.elo0, args.elo1)
-    print(f"W/D/L {stats['wdl']}, Elo {stats['elo']:+.1f} ± {stats['error']:.1f}, LLR {stats['llr']:.2f} {stats['bounds']}")
-    sys.exit(0 if stats["llr"] >= LLR_BOUND else 1 if stats["llr"] <= -LLR_BOUND else 3)
+    match = match_stats(Path(args.log).read_text(), args.elo0, args.elo1)
+    print(f"W/D/L {match['wdl']}, Elo {match['elo']:+.1f} ± {match['error']:.1f}, LLR {match['llr']:.2f} {match['bounds']}")
+    sys.exit({"H1": 0, "H0": 1, None: 3}[stats.decision(match["llr"])])
 
 
 def main():

@@ -1,4 +1,4 @@
-"""games.py against fastchess: its SPRT arithmetic and its clock."""
+"""games.py against fastchess: its game pairs, ledgers and clock (the statistics: test_stats.py)."""
 
 import contextlib
 import io
@@ -34,24 +34,7 @@ def games_py(*args):
     return done.returncode, done.stdout
 
 
-class Sprt(unittest.TestCase):
-    def test_llr_matches_fastchess(self):
-        # Pentanomial counts and the LLR fastchess 1.x printed for them, bounds [0, 10],
-        # normalized model, from the ablation matches in docs/CHANGELOG.md.
-        for counts, llr in [
-            ([1, 11, 34, 33, 21], 2.10),
-            ([13, 20, 37, 24, 6], -0.46),
-            ([22, 31, 25, 15, 7], -1.54),
-            ([0, 2, 15, 26, 49], 2.98),
-            ([0, 4, 13, 20, 13], 1.28),
-        ]:
-            self.assertAlmostEqual(games.normalized_llr(counts, 0, 10), llr, delta=0.006, msg=counts)
-
-    def test_llr_sign_follows_the_evidence(self):
-        even = [10, 40, 100, 40, 10]
-        self.assertLess(games.normalized_llr(even, 0, 5), 0)
-        self.assertGreater(games.normalized_llr(even, -5, 0), 0)
-
+class Pairs(unittest.TestCase):
     def test_pairs_are_the_two_games_of_a_round_and_unfinished_pairs_are_left_out(self):
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "games.pgn"
@@ -64,6 +47,18 @@ class Sprt(unittest.TestCase):
             ))
             # Round 1: a win and a loss (1 point); round 2: a draw and a win (1.5 points).
             self.assertEqual(games.pentanomial([path], "new"), [0, 0, 1, 1, 0])
+
+
+class Results(unittest.TestCase):
+    def test_elo_and_its_interval_per_opponent(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "games.pgn"
+            path.write_text(pgn((1, "new", "1-0", "1. e4"), (1, "base", "1-0", "1. e4"),
+                                (2, "new", "1/2-1/2", "1. e4"), (2, "base", "0-1", "1. e4")))
+            code, table = games_py("results", path)
+        self.assertEqual(code, 0)
+        # A score of 62.5 %; the interval's top end, past a perfect score, is kept finite.
+        self.assertIn("| base | 4 | 2 / 1 / 1 | 62.5% | +89 [-221, +3600] |", table)
 
 
 class Ledger(unittest.TestCase):
