@@ -3,7 +3,6 @@
 //! `main.rs` is the command line over it; the tests drive it directly.
 
 pub mod adjudication;
-pub mod atomic;
 pub mod gamefile;
 pub mod pgn;
 pub mod play;
@@ -13,4 +12,5 @@ pub mod selfplay;
 pub mod splat;
 pub mod stats;
 pub mod validate;
+pub mod whole_file;
 pub mod writer;

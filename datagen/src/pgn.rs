@@ -14,8 +14,8 @@ use patina::score::{Score, MATE, MATE_BOUND};
 use patina::Color;
 use thiserror::Error;
 
-use crate::atomic::AtomicFile;
 use crate::record::{GameRecord, GameResult};
+use crate::whole_file::WholeFile;
 
 #[derive(Parser, Debug)]
 pub struct PgnArgs {
@@ -59,7 +59,7 @@ pub fn run(args: &PgnArgs) -> Result<PgnSummary, PgnError> {
         path: args.out.clone(),
         source,
     };
-    let mut out = AtomicFile::create(&args.out).map_err(out_error)?;
+    let mut out = WholeFile::create(&args.out).map_err(out_error)?;
     let mut summary = PgnSummary::default();
     for path in &args.inputs {
         let text = patina::read_text(path).map_err(|source| PgnError::Io {

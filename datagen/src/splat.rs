@@ -12,8 +12,8 @@ use clap::Parser;
 use thiserror::Error;
 use viriformat::dataformat::{Filter, Game};
 
-use crate::atomic::AtomicFile;
 use crate::gamefile::{collect_inputs, GameReader, ReadError};
+use crate::whole_file::WholeFile;
 
 #[derive(Parser, Debug)]
 pub struct SplatArgs {
@@ -83,7 +83,7 @@ pub fn run(args: &SplatArgs) -> Result<SplatSummary, SplatError> {
         path: args.out.clone(),
         source,
     };
-    let mut out = AtomicFile::create(&args.out).map_err(write_error)?;
+    let mut out = WholeFile::create(&args.out).map_err(write_error)?;
     let mut batch: Vec<ChessBoard> = Vec::with_capacity(BATCH);
     let mut summary = SplatSummary::default();
     for path in collect_inputs(&args.inputs)? {

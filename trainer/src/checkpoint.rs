@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use datagen::atomic::folder_of;
+use datagen::whole_file::folder_of;
 
 use crate::config::Config;
 use crate::error::{Result, TrainerError};
@@ -150,7 +150,7 @@ impl Checkpoint {
     }
 
     pub fn save(&self, path: &Path) -> Result<()> {
-        write_atomic(path, &self.to_bytes())
+        write_whole_file(path, &self.to_bytes())
     }
 
     pub fn load(path: &Path) -> Result<Self> {
@@ -163,8 +163,8 @@ impl Checkpoint {
 }
 
 /// `bytes` as the whole new content of `path`: the file appears whole or not at all.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    datagen::atomic::write_atomically(path, bytes).map_err(TrainerError::io(path))
+pub fn write_whole_file(path: &Path, bytes: &[u8]) -> Result<()> {
+    datagen::whole_file::write_whole_file(path, bytes).map_err(TrainerError::io(path))
 }
 
 /// FNV-1a, 64-bit: enough to tell a damaged file from a good one.

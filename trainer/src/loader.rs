@@ -10,9 +10,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use bulletformat::ChessBoard;
-use datagen::atomic::AtomicFile;
 use datagen::gamefile::GameReader;
 use datagen::splat::training_positions;
+use datagen::whole_file::WholeFile;
 use memmap2::Mmap;
 use rayon::prelude::*;
 use viriformat::dataformat::Filter;
@@ -181,7 +181,7 @@ pub fn write_bulletformat(path: &Path, boards: &[ChessBoard]) -> Result<()> {
 
 /// Writes `boards` so that `path` is either the whole new file or untouched.
 pub fn write_records(path: &Path, boards: impl Iterator<Item = ChessBoard>) -> Result<()> {
-    let mut out = AtomicFile::create(path).map_err(TrainerError::io(path))?;
+    let mut out = WholeFile::create(path).map_err(TrainerError::io(path))?;
     for board in boards {
         out.write_all(&encode(&board))
             .map_err(TrainerError::io(path))?;

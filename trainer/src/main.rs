@@ -5,10 +5,10 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use patina::nnue::Network;
 use viriformat::dataformat::Filter;
 
-use trainer::checkpoint::{write_atomic, Checkpoint};
-use trainer::config::{read_filter, Config};
+use trainer::checkpoint::{write_whole_file, Checkpoint};
+use trainer::config::Config;
 use trainer::error::{Result, TrainerError};
-use trainer::loader::{read_viriformat, write_bulletformat, Dataset};
+use trainer::loader::{write_bulletformat, Dataset};
 use trainer::precision::Precision;
 use trainer::run::{run, Start};
 use trainer::schedule::{LrSchedule, WdlSchedule};
@@ -33,16 +33,6 @@ enum Command {
     },
     /// Train a net (settings from --config, then flags), or continue one with --resume.
     Train(Box<TrainArgs>),
-    /// Unpack viriformat games into a bulletformat file, through viriformat's filter.
-    Convert {
-        #[arg(long, required = true)]
-        viri: Vec<PathBuf>,
-        #[arg(long)]
-        out: PathBuf,
-        /// viriformat filter as TOML (its field names); default: viriformat's default filter.
-        #[arg(long)]
-        filter: Option<PathBuf>,
-    },
     /// Write bulletformat files' positions, all together, in a uniformly random order (a
     /// pre-shuffle pass: train on the result with --no-shuffle, as bullet reads its data).
     Shuffle {
@@ -317,20 +307,6 @@ fn train(args: &TrainArgs) -> Result<()> {
     Ok(())
 }
 
-fn convert(viri: &[PathBuf], out: &Path, filter: Option<&PathBuf>) -> Result<()> {
-    let filter = match filter {
-        Some(path) => read_filter(path)?,
-        None => Filter::default(),
-    };
-    let mut boards = Vec::new();
-    for path in viri {
-        boards.extend(read_viriformat(path, &filter)?);
-    }
-    write_bulletformat(out, &boards)?;
-    println!("wrote {} positions to {}", boards.len(), out.display());
-    Ok(())
-}
-
 fn shuffle(data: &[PathBuf], seed: u64, out: &Path) -> Result<()> {
     let dataset = Dataset::open(data, &[], &Filter::default())?;
     write_shuffled(&dataset, seed, out)?;
@@ -344,10 +320,9 @@ fn shuffle(data: &[PathBuf], seed: u64, out: &Path) -> Result<()> {
 
 fn main() -> ExitCode {
     let outcome = match Cli::parse().command {
-        Command::Init { seed, out } => write_atomic(&out, &Network::random(seed).to_bytes())
+        Command::Init { seed, out } => write_whole_file(&out, &Network::random(seed).to_bytes())
             .map(|()| println!("wrote random network (seed {seed}) to {}", out.display())),
         Command::Train(args) => train(&args),
-        Command::Convert { viri, out, filter } => convert(&viri, &out, filter.as_ref()),
         Command::Shuffle { data, seed, out } => shuffle(&data, seed, &out),
         Command::Synth {
             positions,

@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use datagen::atomic::temporary_beside;
+use datagen::whole_file::temporary_beside;
 use plotters::prelude::*;
 
 use crate::error::{Result, TrainerError};

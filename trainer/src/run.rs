@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::checkpoint::{write_atomic, Checkpoint};
+use crate::checkpoint::{write_whole_file, Checkpoint};
 use crate::config::Config;
 use crate::error::{Result, TrainerError};
 use crate::history::{self, Record};
@@ -46,7 +46,7 @@ fn run_at<const N: usize, P: RowFormat>(config: &Config, start: Start) -> Result
         }
     };
     std::fs::create_dir_all(&config.out_dir).map_err(TrainerError::io(&config.out_dir))?;
-    write_atomic(
+    write_whole_file(
         &config.out_dir.join("config.toml"),
         config.to_toml().as_bytes(),
     )?;
@@ -118,7 +118,7 @@ fn run_at<const N: usize, P: RowFormat>(config: &Config, start: Start) -> Result
             record.positions_per_second / 1e6,
             hms(eta)
         ));
-        write_atomic(
+        write_whole_file(
             &config.out_dir.join("log.csv"),
             history::csv(&history).as_bytes(),
         )?;
@@ -138,7 +138,7 @@ fn run_at<const N: usize, P: RowFormat>(config: &Config, start: Start) -> Result
 
     let net = config.out_dir.join(format!("{}.nnue", config.net_id));
     save_net(trainer.model(), &net)?;
-    write_atomic(&net.with_extension("f32"), &float_bytes(trainer.model()))?;
+    write_whole_file(&net.with_extension("f32"), &float_bytes(trainer.model()))?;
     say(format!(
         "wrote {} and {}",
         net.display(),
@@ -156,7 +156,7 @@ fn save_net<const N: usize>(model: &Model<N>, path: &Path) -> Result<()> {
             path.display()
         );
     }
-    write_atomic(path, &quantise(model))
+    write_whole_file(path, &quantise(model))
 }
 
 fn checkpoint<const N: usize, P: RowFormat>(

@@ -7,12 +7,12 @@ use std::path::{Path, PathBuf};
 
 use tempfile::NamedTempFile;
 
-pub struct AtomicFile {
+pub struct WholeFile {
     file: BufWriter<NamedTempFile>,
     path: PathBuf,
 }
 
-impl AtomicFile {
+impl WholeFile {
     /// Starts the file; nothing appears at `path` until `commit`.
     pub fn create(path: &Path) -> io::Result<Self> {
         let temporary = temporary_beside(path, "")?;
@@ -31,7 +31,7 @@ impl AtomicFile {
     }
 }
 
-impl Write for AtomicFile {
+impl Write for WholeFile {
     fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
         self.file.write(bytes)
     }
@@ -64,8 +64,8 @@ pub fn folder_of(path: &Path) -> &Path {
 }
 
 /// `bytes` as the whole new content of `path`.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let mut file = AtomicFile::create(path)?;
+pub fn write_whole_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let mut file = WholeFile::create(path)?;
     file.write_all(bytes)?;
     file.commit()
 }
@@ -76,12 +76,12 @@ mod tests {
 
     #[test]
     fn nothing_appears_before_commit_and_a_dropped_file_leaves_no_trace() {
-        let dir = std::env::temp_dir().join(format!("patina-atomic-{}", std::process::id()));
+        let dir = std::env::temp_dir().join(format!("patina-whole-file-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("out.bin");
         std::fs::write(&path, b"old").unwrap();
 
-        let mut file = AtomicFile::create(&path).unwrap();
+        let mut file = WholeFile::create(&path).unwrap();
         file.write_all(b"new content").unwrap();
         file.flush().unwrap();
         assert_eq!(std::fs::read(&path).unwrap(), b"old");
@@ -93,7 +93,7 @@ mod tests {
             "temporary removed"
         );
 
-        write_atomically(&path, b"new content").unwrap();
+        write_whole_file(&path, b"new content").unwrap();
         assert_eq!(std::fs::read(&path).unwrap(), b"new content");
         assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
         std::fs::remove_dir_all(dir).unwrap();
@@ -107,8 +107,8 @@ mod tests {
         let mode = |path: &Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
         let ordinary = dir.path().join("ordinary");
         std::fs::write(&ordinary, b"x").unwrap();
-        let atomic = dir.path().join("atomic");
-        write_atomically(&atomic, b"x").unwrap();
-        assert_eq!(mode(&atomic), mode(&ordinary));
+        let whole = dir.path().join("whole");
+        write_whole_file(&whole, b"x").unwrap();
+        assert_eq!(mode(&whole), mode(&ordinary));
     }
 }
