@@ -257,7 +257,7 @@ impl ThreadData {
             }
         };
 
-        if !Node::PV && !in_check && excluded.is_none() {
+        if params::node_pruning() && !Node::PV && !in_check && excluded.is_none() {
             let eval = eval;
             let static_eval = static_eval.expect("not in check");
 
@@ -334,7 +334,11 @@ impl ThreadData {
 
         // Internal iterative reduction (IIR): without a table move this node was never searched
         // deeply, so search it shallower first and let the table fill.
-        if depth >= params::iir_min_depth() && tt_move.is_none() && (Node::PV || cut_node) {
+        if params::iir()
+            && depth >= params::iir_min_depth()
+            && tt_move.is_none()
+            && (Node::PV || cut_node)
+        {
             depth -= 1;
         }
 
@@ -366,7 +370,11 @@ impl ThreadData {
             let lmr_depth = (depth - lmr_reduction(depth, moves_searched)).max(0);
 
             // Shallow-depth pruning, once a move has saved us from being mated.
-            if !Node::ROOT && best_score > -MATE_BOUND && self.board.has_non_pawn_material(us) {
+            if params::move_pruning()
+                && !Node::ROOT
+                && best_score > -MATE_BOUND
+                && self.board.has_non_pawn_material(us)
+            {
                 // Late-move pruning (LMP): late quiets at low depth rarely matter.
                 let lmp_limit = (params::lmp_base() + depth * depth) / (2 - i32::from(improving));
                 if moves_searched as i32 >= lmp_limit {
@@ -406,7 +414,8 @@ impl ThreadData {
             let may_extend = ply < 2 * self.root_depth as usize;
             let mut extension = 0;
             if let Some(hit) = tt_hit.filter(|hit| {
-                !Node::ROOT
+                params::singular()
+                    && !Node::ROOT
                     && may_extend
                     && Some(mv) == tt_move
                     && excluded.is_none()
@@ -451,7 +460,7 @@ impl ThreadData {
                 self.stack[ply].double_extensions + i32::from(extension == 2);
             self.make_move(shared, mv, ply);
             // Check extension
-            if extension == 0 && may_extend && self.board.in_check() {
+            if params::check_extension() && extension == 0 && may_extend && self.board.in_check() {
                 extension = 1;
             }
             let new_depth = depth - 1 + extension;
@@ -461,7 +470,7 @@ impl ThreadData {
             // Principal variation search: the first move with a full window, the rest with a
             // null window (reduced when late), re-searched only when they surprise.
             let mut value = -INFINITY;
-            if depth >= 3 && moves_searched > 1 + usize::from(Node::ROOT) {
+            if params::lmr() && depth >= 3 && moves_searched > 1 + usize::from(Node::ROOT) {
                 // Late-move reductions (LMR)
                 let mut reduction = lmr_reduction(depth, moves_searched);
                 reduction -= i32::from(Node::PV) + i32::from(tt_pv);
@@ -693,7 +702,7 @@ impl ThreadData {
         let mut best_move = None;
         let mut moves_searched = 0;
         while let Some(mv) = picker.next(&self.board, &self.histories, &continuations) {
-            if best_score > -MATE_BOUND {
+            if params::qsearch_pruning() && best_score > -MATE_BOUND {
                 // Under-promotions and losing captures are not worth resolving here.
                 if mv
                     .promotion()

@@ -44,6 +44,9 @@ pub struct CaptureHistory(Box<[[[i16; 6]; 64]; 12]>);
 impl CaptureHistory {
     #[inline(always)]
     pub fn get(&self, board: &Board, mv: Move) -> i32 {
+        if !params::capture_history() {
+            return 0;
+        }
         let (piece, victim) = Self::key(board, mv);
         i32::from(self.0[piece][mv.to().index()][victim])
     }
@@ -77,6 +80,9 @@ pub struct ContinuationHistory(Box<[[[[i16; 64]; 12]; 64]; 12]>);
 impl ContinuationHistory {
     #[inline(always)]
     pub fn get(&self, previous: ContinuationKey, piece: Piece, mv: Move) -> i32 {
+        if !params::continuation_history() {
+            return 0;
+        }
         i32::from(self.0[previous.0.index()][previous.1.index()][piece.index()][mv.to().index()])
     }
 
@@ -109,6 +115,9 @@ impl CorrectionHistory {
     }
 
     pub fn correct(&self, board: &Board, raw_eval: i32) -> i32 {
+        if !params::correction() {
+            return raw_eval;
+        }
         let us = board.side_to_move().index();
         let (pawn, non_pawn) = Self::slots(board);
         let total = i32::from(self.pawn[us][pawn])

@@ -148,14 +148,17 @@ impl ThreadData {
     ) {
         let previous = self.root_moves[pv_index].previous_score;
         let mut delta = params::aspiration_window();
-        let (mut alpha, mut beta) =
-            match depth >= 4 && previous != -INFINITY && !score::is_mate(previous) {
-                true => (
-                    (previous - delta).max(-INFINITY),
-                    (previous + delta).min(INFINITY),
-                ),
-                false => (-INFINITY, INFINITY),
-            };
+        let (mut alpha, mut beta) = match params::aspiration()
+            && depth >= 4
+            && previous != -INFINITY
+            && !score::is_mate(previous)
+        {
+            true => (
+                (previous - delta).max(-INFINITY),
+                (previous + delta).min(INFINITY),
+            ),
+            false => (-INFINITY, INFINITY),
+        };
         let mut search_depth = depth;
         loop {
             let value = self.negamax::<Root>(shared, alpha, beta, search_depth, 0, false, pv_index);

@@ -1,5 +1,8 @@
 //! Search parameters that matter for strength. In a normal build each is a constant; with the
 //! `tune` feature each becomes a UCI option (`setoption name <param> value <n>`) for SPSA tuning.
+//! Switches turn a whole search technique off in the `tune` build (`setoption name lmr value
+//! false`), so that an ablation is an option value, not a patched rebuild; in a normal build
+//! they are `true` and compile away.
 
 macro_rules! parameters {
     ($($name:ident: $default:expr, $min:expr, $max:expr;)*) => {
@@ -49,6 +52,56 @@ macro_rules! parameters {
     };
 }
 
+macro_rules! switches {
+    ($($(#[$doc:meta])* $name:ident;)*) => {
+        #[cfg(not(feature = "tune"))]
+        mod switch_values {
+            $(
+                $(#[$doc])*
+                #[inline(always)]
+                pub fn $name() -> bool {
+                    true
+                }
+            )*
+        }
+
+        #[cfg(feature = "tune")]
+        mod switch_values {
+            use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+
+            #[allow(non_upper_case_globals)]
+            mod storage {
+                use super::AtomicBool;
+                $(pub static $name: AtomicBool = AtomicBool::new(true);)*
+            }
+
+            $(
+                $(#[$doc])*
+                #[inline(always)]
+                pub fn $name() -> bool {
+                    storage::$name.load(Relaxed)
+                }
+            )*
+
+            /// Every switch as (name, value).
+            pub fn switch_list() -> Vec<(&'static str, bool)> {
+                vec![$((stringify!($name), $name())),*]
+            }
+
+            /// Sets a switch by name; false if there is none of that name.
+            pub fn set_switch(name: &str, on: bool) -> bool {
+                match name {
+                    $(stringify!($name) => storage::$name.store(on, Relaxed),)*
+                    _ => return false,
+                }
+                true
+            }
+        }
+
+        pub use switch_values::*;
+    };
+}
+
 parameters! {
     aspiration_window: 20, 5, 60;
     razor_margin: 250, 100, 500;
@@ -81,4 +134,29 @@ parameters! {
     tm_increment_percent: 85, 50, 100;
     tm_node_offset_percent: 150, 100, 200;
     tm_node_scale_percent: 135, 50, 250;
+}
+
+switches! {
+    /// Aspiration windows around the previous iteration's score.
+    aspiration;
+    /// Node pruning before the move loop: razoring, reverse futility, null move.
+    node_pruning;
+    /// Internal iterative reduction without a table move.
+    iir;
+    /// Move-loop pruning: late move, futility, SEE and history pruning.
+    move_pruning;
+    /// Singular extensions, double and negative extensions, multi-cut.
+    singular;
+    /// Extension of moves that give check.
+    check_extension;
+    /// Late move reductions.
+    lmr;
+    /// Quiescence pruning of moves that lose material (SEE) and of futile captures.
+    qsearch_pruning;
+    /// Capture history in move ordering and pruning.
+    capture_history;
+    /// Continuation history (1 and 2 plies) in move ordering and pruning.
+    continuation_history;
+    /// Pawn and non-pawn correction history applied to the static eval.
+    correction;
 }

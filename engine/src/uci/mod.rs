@@ -178,6 +178,10 @@ impl Uci {
         for (name, value, min, max) in crate::search::params::list() {
             println!("option name {name} type spin default {value} min {min} max {max}");
         }
+        #[cfg(feature = "tune")]
+        for (name, on) in crate::search::params::switch_list() {
+            println!("option name {name} type check default {on}");
+        }
         println!("uciok");
     }
 
@@ -227,6 +231,14 @@ impl Uci {
                 }
             }
             "clear hash" => self.engine.clear(),
+            #[cfg(feature = "tune")]
+            switch
+                if crate::search::params::switch_list()
+                    .iter()
+                    .any(|&(known, _)| known == switch) =>
+            {
+                crate::search::params::set_switch(switch, check()?);
+            }
             #[cfg(feature = "tune")]
             _ if crate::search::params::set(
                 name,
