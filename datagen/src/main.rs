@@ -7,7 +7,7 @@ use datagen::{gamefile, pgn, play, splat, stats, validate};
 use thiserror::Error;
 
 #[derive(Parser)]
-#[command(about = "Patina's self-play data generator")]
+#[command(version, about = "Patina's self-play data generator")]
 struct Cli {
     #[command(subcommand)]
     command: Command,

@@ -29,4 +29,4 @@ pub use nnue::{Network, NetworkError};
 pub use search::{Limits, Reporter, ScoreBound, SearchInfo, SearchResult, Silent};
 pub use tools::{openings, perft::perft, pgn, read_text};
 pub use types::{score, Bitboard, Color, Move, Piece, PieceType, Score, Square};
-pub use uci::{Executed, Uci};
+pub use uci::{Executed, Uci, NAME};

@@ -18,6 +18,10 @@ fn main() -> ExitCode {
         return ExitCode::FAILURE;
     }
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if matches!(args.as_slice(), [flag] if flag == "--version" || flag == "-V") {
+        println!("{}", patina::NAME);
+        return ExitCode::SUCCESS;
+    }
     let mut uci = Uci::default();
     if args.is_empty() {
         uci.run(BufReader::new(std::io::stdin()));

@@ -144,7 +144,19 @@ fn handshake_lists_the_options() {
             "{option} missing"
         );
     }
-    assert!(lines.iter().any(|l| l.starts_with("id name Patina")));
+    let version = env!("CARGO_PKG_VERSION");
+    assert!(lines.contains(&format!("id name Patina {version}")));
+}
+
+#[test]
+fn version_flag_names_the_same_version_as_uci() {
+    let output = Command::new(env!("CARGO_BIN_EXE_patina"))
+        .arg("--version")
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let expected = format!("Patina {}\n", env!("CARGO_PKG_VERSION"));
+    assert_eq!(String::from_utf8(output.stdout).unwrap(), expected);
 }
 
 #[test]

@@ -16,7 +16,10 @@ use trainer::shuffle::write_shuffled;
 use trainer::{bench, synthetic};
 
 #[derive(Parser)]
-#[command(about = "Train Patina's NNUE on CPU; reads and writes what bullet does")]
+#[command(
+    version,
+    about = "Train Patina's NNUE on CPU; reads and writes what bullet does"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

@@ -15,7 +15,8 @@ use crate::time::DEFAULT_MOVE_OVERHEAD;
 use crate::tools::{bench, genfens, nnbench, perft};
 use crate::types::score;
 
-const NAME: &str = concat!("Patina ", env!("CARGO_PKG_VERSION"));
+/// The engine's name and version, as `id name` and `--version` give it.
+pub const NAME: &str = concat!("Patina ", env!("CARGO_PKG_VERSION"));
 
 /// Prints search progress as UCI `info` lines.
 struct UciReporter {
