@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""How long `stop` takes to bring back `bestmove` from a `go infinite`, with every search thread.
+"""How fast a search starts and stops: `go` → first `info`, and `stop` → `bestmove`.
 
-    scripts/stop-latency.py [PATINA_BINARY] [--threads 2] [--trials 30]
+    scripts/latency.py [PATINA_BINARY] [--threads 2] [--trials 30]
 
-Each trial sets up a middlegame position, searches for a random 0.2-1.0 s, sends `stop` and
-times the gap until `bestmove` arrives (pipe round trip included). Run it on an idle machine:
-on a loaded one this measures the scheduler.
+Each trial sets up a middlegame position, sends `go infinite` and times the gap until the
+first `info` line (the search threads started and depth 1 done), searches for a random
+0.2-1.0 s, sends `stop` and times the gap until `bestmove` arrives (pipe round trips
+included). Run it on an idle machine: on a loaded one this measures the scheduler.
 """
 import argparse
 import random
@@ -33,25 +34,32 @@ def main():
             if not line:
                 raise SystemExit("the engine exited")
 
+    def summary(name, latencies):
+        latencies.sort()
+        print(f"{name}, {args.threads} threads, {args.trials} trials: median {statistics.median(latencies):.2f} ms, "
+              f"90th percentile {latencies[int(0.9 * len(latencies))]:.2f} ms, max {latencies[-1]:.2f} ms")
+
     send(f"setoption name Threads value {args.threads}")
     send("setoption name Hash value 64")
     rng = random.Random(1)
-    latencies = []
+    starts, stops = [], []
     for _ in range(args.trials):
         send(POSITION)
         send("isready")
         read_until("readyok")
+        start = time.perf_counter()
         send("go infinite")
+        read_until("info depth")
+        starts.append((time.perf_counter() - start) * 1000)
         time.sleep(rng.uniform(0.2, 1.0))
         start = time.perf_counter()
         send("stop")
         read_until("bestmove")
-        latencies.append((time.perf_counter() - start) * 1000)
+        stops.append((time.perf_counter() - start) * 1000)
     send("quit")
     engine.wait()
-    latencies.sort()
-    print(f"stop → bestmove, {args.threads} threads, {args.trials} trials: median {statistics.median(latencies):.2f} ms, "
-          f"90th percentile {latencies[int(0.9 * len(latencies))]:.2f} ms, max {latencies[-1]:.2f} ms")
+    summary("go → first info", starts)
+    summary("stop → bestmove", stops)
 
 
 if __name__ == "__main__":
