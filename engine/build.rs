@@ -4,10 +4,25 @@
 //!
 //! The engine is compiled for the hidden width N of that net, read off its size, so building
 //! with a wider net (a generation that grew N) needs nothing but the net.
+//!
+//! It also chooses the slider lookup (see `choose_sliders`).
 
 use std::path::PathBuf;
 
+// Compiled here and in the engine, whose unit tests test it; the build uses part of it.
+#[allow(dead_code)]
+#[path = "src/cpu/sliders.rs"]
+mod sliders;
+
+use sliders::{CpuId, SliderLookup};
+
 fn main() {
+    let (sliders, chosen_by) = choose_sliders();
+    println!("cargo::rustc-check-cfg=cfg(pext_sliders)");
+    if sliders == SliderLookup::Pext {
+        println!("cargo:rustc-cfg=pext_sliders");
+    }
+    println!("cargo:rustc-env=PATINA_SLIDERS_CHOSEN_BY={chosen_by}");
     println!("cargo:rerun-if-env-changed=EVALFILE");
     let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap()).join("..");
     let nets = root.join("nets");
@@ -50,6 +65,64 @@ fn main() {
         "cargo:rustc-env=PATINA_EVALFILE_NAME={}",
         net.file_name().unwrap().to_string_lossy()
     );
+}
+
+/// PEXT or magic slider lookups, and what chose them: `PATINA_SLIDERS` (`pext` or `magic`) if
+/// set; else magic if the target lacks BMI2; else, for a `target-cpu=native` build (the default,
+/// from .cargo/config.toml, and `make`'s), the CPU of this machine, which is then the target,
+/// read with CPUID; else the named target CPU (`znver2` is a Zen 2; `x86-64-v3` could be any).
+///
+/// Chosen at build time, not at start-up: a choice at start-up would put a branch or an
+/// indirect call in every slider lookup, the innermost step of move generation, and the two
+/// lookups order the attack table differently, so both tables would be built and kept. A
+/// binary run on another CPU than it was built for warns instead (`cpu::slow_sliders_warning`).
+fn choose_sliders() -> (SliderLookup, &'static str) {
+    println!("cargo:rerun-if-env-changed=PATINA_SLIDERS");
+    let env = |name: &str| std::env::var(name).unwrap_or_default();
+    let has_bmi2 = env("CARGO_CFG_TARGET_FEATURE")
+        .split(',')
+        .any(|f| f == "bmi2");
+    match env("PATINA_SLIDERS").as_str() {
+        "magic" => return (SliderLookup::Magic, "PATINA_SLIDERS"),
+        "pext" if has_bmi2 => return (SliderLookup::Pext, "PATINA_SLIDERS"),
+        "" => {}
+        other => {
+            eprintln!(
+                "error: PATINA_SLIDERS={other}: it takes `magic`, or `pext` for a target with BMI2"
+            );
+            std::process::exit(1)
+        }
+    }
+    if !has_bmi2 {
+        return (SliderLookup::Magic, "target");
+    }
+    // The last -C target-cpu wins, as in rustc.
+    let flags = env("CARGO_ENCODED_RUSTFLAGS");
+    let mut flags = flags.split('\x1f');
+    let mut target_cpu = None;
+    while let Some(flag) = flags.next() {
+        let flag = if flag == "-C" {
+            flags.next().unwrap_or_default()
+        } else {
+            flag
+        };
+        if let Some(cpu) = flag
+            .strip_prefix("-C")
+            .unwrap_or(flag)
+            .strip_prefix("target-cpu=")
+        {
+            target_cpu = Some(cpu);
+        }
+    }
+    match target_cpu {
+        Some("native") if env("HOST") == env("TARGET") => match CpuId::read() {
+            Some(cpu) => (cpu.slider_lookup(), "native"),
+            None => (SliderLookup::Pext, "target"),
+        },
+        // AMD's CPUs with BMI2 before Zen 3, by LLVM's names.
+        Some("znver1" | "znver2" | "bdver4") => (SliderLookup::Magic, "target"),
+        _ => (SliderLookup::Pext, "target"),
+    }
 }
 
 /// N such that a 768→N×2→1 net in bullet's layout (feature weights, feature bias, output weights

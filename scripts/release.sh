@@ -15,6 +15,10 @@
 #   patina-<version>-x86-64-avx2    AVX2 without PEXT (microcoded, and slow, on AMD before Zen 3)
 #   patina-<version>-x86-64-bmi2    x86-64-v3: AVX2 and PEXT slider lookups
 #   patina-<version>-x86-64-avx512  x86-64-v4: AVX-512
+#
+# On AMD before Zen 3 (Zen 1 and 2, CPUID family 23; Excavator, family 21), PEXT is microcode:
+# there the avx2 binary is the fastest, and the bmi2 one says so with an `info string warning`
+# when it starts. The slider lookup each binary uses is checked against the one its level is for.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 # Before 1.89 the AVX-512 target features are unstable: the code's cfg checks do not see them,
@@ -32,6 +36,12 @@ out=$(realpath -m "${1:-$root/dist}")
 mkdir -p "$out"
 version=$(sed -n 's/^version = "\(.*\)"/\1/p' "$root/Cargo.toml" | head -1)
 
+declare -A sliders=(
+  [x86-64-v2]=magic
+  [x86-64-avx2]=magic
+  [x86-64-bmi2]=pext
+  [x86-64-avx512]=pext
+)
 declare -A flags=(
   [x86-64-v2]="-C target-cpu=x86-64-v2"
   [x86-64-avx2]="-C target-cpu=x86-64-v3 -C target-feature=-bmi2"
@@ -59,7 +69,11 @@ for level in x86-64-v2 x86-64-avx2 x86-64-bmi2 x86-64-avx512; do
     exit 1
   fi
   nodes=${result%% *}
-  echo "$level: $exe, bench $result"
+  if ! grep -qx "sliders: ${sliders[$level]}" <<< "$output"; then
+    echo "$level: expected ${sliders[$level]} slider lookups, bench says: $output" >&2
+    exit 1
+  fi
+  echo "$level: $exe, bench $result (${sliders[$level]} sliders)"
   if [ -n "$signature" ] && [ "$nodes" != "$signature" ]; then
     echo "bench differs between levels: $nodes against $signature" >&2
     exit 1
@@ -78,3 +92,5 @@ if command -v qemu-x86_64 > /dev/null; then
     echo "$level on an emulated $model: ${answer##*$'\n'}"
   done
 fi
+echo "On AMD before Zen 3 (Zen 1/2, CPUID family 23), use patina-$version-x86-64-avx2:" \
+  "the bmi2 binary uses PEXT, which those CPUs run as slow microcode."

@@ -1,6 +1,10 @@
 //! The instruction sets this binary was compiled to use, against those of the CPU it runs on: a
 //! build for a newer CPU would otherwise die of an illegal instruction without a word.
 
+pub mod sliders;
+
+use sliders::{CpuId, SliderLookup};
+
 /// The features of the x86-64 levels (v2 to v4, which `scripts/release.sh` builds for) that this
 /// build assumes and this CPU lacks; left out are cmpxchg16b, lahfsahf, movbe and xsave, which
 /// CPUs with the rest of their level have. A `target-cpu=native` build may assume more.
@@ -9,6 +13,23 @@ pub fn missing_features() -> Vec<&'static str> {
         .into_iter()
         .filter_map(|(name, assumed, present)| (assumed && !present).then_some(name))
         .collect()
+}
+
+/// A warning for a build with PEXT slider lookups run on a CPU that executes PEXT as slow
+/// microcode (AMD before Zen 3): such a build works, but searches slower than one without PEXT.
+pub fn slow_sliders_warning() -> Option<String> {
+    slow_sliders_warning_for(crate::board::attacks::SLIDERS, &CpuId::read()?)
+}
+
+fn slow_sliders_warning_for(build: SliderLookup, cpu: &CpuId) -> Option<String> {
+    (build == SliderLookup::Pext && cpu.slider_lookup() == SliderLookup::Magic).then(|| {
+        format!(
+            "this build uses PEXT slider lookups, which this CPU ({} family {} model {}) runs \
+             as slow microcode; the x86-64-avx2 build, or one made with `make` on this CPU, \
+             searches faster",
+            cpu.vendor, cpu.family, cpu.model
+        )
+    })
 }
 
 /// Each feature's name, whether this build assumes it, and whether this CPU and OS have it.
@@ -65,6 +86,36 @@ fn features() -> [(&'static str, bool, bool); 17] {
 #[cfg(not(target_arch = "x86_64"))]
 fn features() -> [(&'static str, bool, bool); 0] {
     []
+}
+
+#[cfg(test)]
+mod warning_tests {
+    use super::*;
+
+    fn cpu(vendor: &str, family: u32, model: u32) -> CpuId {
+        CpuId {
+            vendor: vendor.to_string(),
+            family,
+            model,
+            has_bmi2: true,
+        }
+    }
+
+    #[test]
+    fn a_pext_build_on_zen_2_points_at_the_avx2_build() {
+        let zen2 = cpu("AuthenticAMD", 23, 0x31);
+        let warning = slow_sliders_warning_for(SliderLookup::Pext, &zen2).expect("a warning");
+        assert!(warning.contains("x86-64-avx2"), "{warning}");
+        assert!(warning.contains("family 23 model 49"), "{warning}");
+        assert_eq!(slow_sliders_warning_for(SliderLookup::Magic, &zen2), None);
+    }
+
+    #[test]
+    fn no_warning_where_pext_is_fast() {
+        for fast in [cpu("AuthenticAMD", 25, 0x11), cpu("GenuineIntel", 6, 0xA7)] {
+            assert_eq!(slow_sliders_warning_for(SliderLookup::Pext, &fast), None);
+        }
+    }
 }
 
 #[cfg(all(test, target_arch = "x86_64"))]

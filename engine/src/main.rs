@@ -17,6 +17,9 @@ fn main() -> ExitCode {
         );
         return ExitCode::FAILURE;
     }
+    if let Some(warning) = patina::cpu::slow_sliders_warning() {
+        println!("info string warning: {warning}");
+    }
     let args: Vec<String> = std::env::args().skip(1).collect();
     if matches!(args.as_slice(), [flag] if flag == "--version" || flag == "-V") {
         println!("{}", patina::NAME);

@@ -394,7 +394,13 @@ fn bench_from_the_command_line_is_deterministic() {
             .expect("the engine binary runs");
         assert!(output.status.success());
         let stdout = String::from_utf8(output.stdout).unwrap();
-        let last = stdout.lines().last().unwrap_or_default().to_string();
+        let lines: Vec<&str> = stdout.lines().collect();
+        let last = lines.last().copied().unwrap_or_default().to_string();
+        let sliders = lines.len().checked_sub(2).map(|i| lines[i]);
+        assert!(
+            matches!(sliders, Some("sliders: pext" | "sliders: magic")),
+            "the line before the last: {sliders:?}"
+        );
         let words: Vec<&str> = last.split_whitespace().collect();
         assert!(
             matches!(words[..], [nodes, "nodes", nps, "nps"]

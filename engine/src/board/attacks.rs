@@ -1,8 +1,19 @@
-//! Attack tables. Leapers are plain lookups; sliders use fancy magic bitboards, or PEXT
-//! where the build targets BMI2 (the table layout is the same, only the index differs).
-//! Everything is computed at compile time so lookups are plain static loads.
+//! Attack tables. Leapers are plain lookups; sliders use fancy magic bitboards, or PEXT where
+//! the build script chose it (a target with BMI2 whose PEXT is not microcode: see
+//! `cpu::sliders`). The table's layout is the same, only the index differs. Everything is
+//! computed at compile time so lookups are plain static loads.
 
+pub use crate::cpu::sliders::SliderLookup;
 use crate::types::{Bitboard, Color, Square};
+
+/// The slider lookup of this build. `pext_sliders` comes from the build script, which sets it
+/// only for a target with BMI2; the target feature is checked too, so PEXT is never compiled in
+/// without it.
+pub const SLIDERS: SliderLookup = if cfg!(all(pext_sliders, target_feature = "bmi2")) {
+    SliderLookup::Pext
+} else {
+    SliderLookup::Magic
+};
 
 const ROOK_DIRS: [(i8, i8); 4] = [(1, 0), (-1, 0), (0, 1), (0, -1)];
 const BISHOP_DIRS: [(i8, i8); 4] = [(1, 1), (1, -1), (-1, 1), (-1, -1)];
@@ -119,12 +130,12 @@ impl SliderEntry {
 
     #[inline(always)]
     fn index(&self, occupied: u64) -> usize {
-        #[cfg(target_feature = "bmi2")]
+        #[cfg(all(pext_sliders, target_feature = "bmi2"))]
         {
             // SAFETY: the bmi2 target feature is enabled for this build, so the instruction exists.
             unsafe { std::arch::x86_64::_pext_u64(occupied, self.mask) as usize }
         }
-        #[cfg(not(target_feature = "bmi2"))]
+        #[cfg(not(all(pext_sliders, target_feature = "bmi2")))]
         {
             self.magic_index(occupied)
         }
@@ -168,7 +179,7 @@ const fn slider_tables<const N: usize>(
         let mut subset = 0u64;
         let mut pext_index = 0;
         loop {
-            let index = if cfg!(target_feature = "bmi2") {
+            let index = if matches!(SLIDERS, SliderLookup::Pext) {
                 pext_index
             } else {
                 entry.magic_index(subset)
@@ -433,7 +444,7 @@ mod tests {
         }
     }
 
-    /// Builds run on BMI2 use PEXT, so the magic multipliers are checked here on their own.
+    /// Builds that use PEXT never index by magic, so the multipliers are checked here on their own.
     #[test]
     fn magic_index_is_collision_free() {
         for (tables, dirs) in [
@@ -457,6 +468,22 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    /// A native build (the default) uses the lookup that suits the CPU it was built on.
+    #[test]
+    fn native_build_uses_the_lookup_this_cpu_suits() {
+        match env!("PATINA_SLIDERS_CHOSEN_BY") {
+            "native" => {
+                let cpu = crate::cpu::sliders::CpuId::read().expect("a native build reads CPUID");
+                assert_eq!(SLIDERS, cpu.slider_lookup(), "{cpu:?}");
+            }
+            "PATINA_SLIDERS" => {
+                let forced = option_env!("PATINA_SLIDERS").unwrap_or_default();
+                assert_eq!(SLIDERS.name(), forced);
+            }
+            chosen_by => assert_eq!(chosen_by, "target"),
         }
     }
 

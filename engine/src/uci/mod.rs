@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use command::{Command, GoCommand, ParseError};
 
+use crate::board::attacks::SLIDERS;
 use crate::engine::{Engine, DEFAULT_HASH_MB, MAX_HASH_MB, MAX_THREADS};
 use crate::search::{Reporter, ScoreBound, SearchInfo, SearchResult};
 use crate::time::DEFAULT_MOVE_OVERHEAD;
@@ -304,6 +305,8 @@ impl Uci {
         let report = bench::run(&mut self.engine, depth.unwrap_or(bench::DEFAULT_DEPTH));
         self.engine.clear();
         self.engine.set_board(board);
+        println!("sliders: {}", SLIDERS.name());
+        // The last line, which OpenBench and the scripts read.
         println!("{} nodes {} nps", report.nodes, report.nps());
     }
 
@@ -327,5 +330,6 @@ impl Uci {
         println!("Key: {:016X}", board.key());
         let checkers: Vec<String> = board.checkers().map(|sq| sq.to_string()).collect();
         println!("Checkers: {}", checkers.join(" "));
+        println!("Sliders: {}", SLIDERS.name());
     }
 }
