@@ -17,7 +17,7 @@ fn main() -> ExitCode {
         );
         return ExitCode::FAILURE;
     }
-    if let Some(warning) = patina::cpu::slow_sliders_warning() {
+    if let Some(warning) = patina::slow_sliders_warning() {
         println!("info string warning: {warning}");
     }
     let args: Vec<String> = std::env::args().skip(1).collect();
