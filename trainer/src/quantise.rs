@@ -114,9 +114,21 @@ mod tests {
                 perspective: 0
             })
         ));
+        // Each bucket is vetted on its own: here only bucket 5's opponent half overflows.
+        let mut bucketed = Model::<512>::zeroed(8);
+        let half = Model::<512>::OUTPUT_WEIGHTS + (2 * 5 + 1) * 512;
+        bucketed.params[half..half + 512].fill(CLIP);
+        assert!(matches!(
+            check_engine_ranges(&bucketed),
+            Err(NetworkError::DotProductRange {
+                bucket: 5,
+                perspective: 1
+            })
+        ));
     }
 
-    /// bullet's file size for N = 256: 2·(771·256 + 1) = 394 754 bytes, padded to 394 816.
+    /// bullet's file size for N = 256: 2·(771·256 + 1) = 394 754 bytes, padded to 394 816; with
+    /// 8 buckets 2·(769·256 + 8·513) = 401 936, padded to 401 984, the last bias at the end.
     #[test]
     fn wider_nets_have_bullets_size_and_padding() {
         let mut model = Model::<256>::zeroed(1);
@@ -125,5 +137,12 @@ mod tests {
         assert_eq!(bytes.len(), 394_816);
         assert_eq!(&bytes[394_752..394_754], &4080i16.to_le_bytes());
         assert!(bytes[394_754..].iter().all(|&b| b == 0));
+
+        let mut model = Model::<256>::zeroed(8);
+        model.params[Model::<256>::output_bias(8) + 7] = 0.25;
+        let bytes = quantise(&model);
+        assert_eq!(bytes.len(), 401_984);
+        assert_eq!(&bytes[401_934..401_936], &4080i16.to_le_bytes());
+        assert!(bytes[401_936..].iter().all(|&b| b == 0));
     }
 }
