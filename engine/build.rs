@@ -3,7 +3,8 @@
 //! build script itself runs in `engine/`).
 //!
 //! The engine is compiled for the hidden width N of that net, read off its size, so building
-//! with a wider net (a generation that grew N) needs nothing but the net.
+//! with a wider net (a generation that grew N) needs nothing but the net. Its number of output
+//! buckets is not compiled in: the engine reads it off the size of whichever net it loads.
 //!
 //! It also chooses the slider lookup (see `choose_sliders`).
 
@@ -50,13 +51,24 @@ fn main() {
     });
     println!("cargo:rerun-if-changed={}", net.display());
     let size = std::fs::metadata(&net).map_or(0, |m| m.len());
-    let Some(hidden) = hidden_width(size) else {
-        eprintln!(
-            "error: {} has {size} bytes, which is no 768→N×2→1 net in bullet's layout \
-             (2·(771·N + 1) bytes padded to a multiple of 64, N a multiple of 32)",
-            net.display()
-        );
-        std::process::exit(1)
+    let hidden = match layouts(size).as_slice() {
+        [(hidden, _)] => *hidden,
+        [] => {
+            eprintln!(
+                "error: {} has {size} bytes, which is no 768→N×2→B net in bullet's layout \
+                 (2·(769·N + B·(2N + 1)) bytes padded to a multiple of 64, N a multiple of 32, \
+                 B from 1 to {MAX_BUCKETS} output buckets)",
+                net.display()
+            );
+            std::process::exit(1)
+        }
+        several => {
+            eprintln!(
+                "error: {} has {size} bytes, which fits several 768→N×2→B nets (N, B): {several:?}",
+                net.display()
+            );
+            std::process::exit(1)
+        }
     };
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("hidden.rs");
     std::fs::write(out, hidden.to_string()).expect("OUT_DIR is writable");
@@ -125,12 +137,22 @@ fn choose_sliders() -> (SliderLookup, &'static str) {
     }
 }
 
-/// N such that a 768→N×2→1 net in bullet's layout (feature weights, feature bias, output weights
-/// and output bias, all i16, padded to 64 bytes) has `size` bytes. The padding is under 64
-/// bytes and each neuron adds 1542, so at most one N fits. N must be a multiple of 32, the
-/// widest SIMD path's lane count.
-fn hidden_width(size: u64) -> Option<u64> {
-    let hidden = size.saturating_sub(2) / 1542;
-    let fits = (1542 * hidden + 2).div_ceil(64) * 64 == size;
-    (hidden > 0 && hidden % 32 == 0 && fits).then_some(hidden)
+/// As `patina::nnue::MAX_BUCKETS` (a build script cannot use the crate it builds).
+const MAX_BUCKETS: u64 = 32;
+
+/// The (N, B) for which a 768→N×2→B net in bullet's layout (feature weights, feature bias,
+/// output weights and output biases, all i16, padded to 64 bytes) has `size` bytes. N must be a
+/// multiple of 32, the widest SIMD path's lane count; B runs from 1 (no output buckets) to
+/// `MAX_BUCKETS`. With N = 32k and B ≤ 32 the size is 64·(k·(769 + 2B) + 1), so for each B at
+/// most one N fits; different B can share a size only from N = 992 up (with B = 1 or 8, not
+/// below N = 4096), and then the engine cannot tell which N to build for.
+fn layouts(size: u64) -> Vec<(u64, u64)> {
+    (1..=MAX_BUCKETS)
+        .filter_map(|buckets| {
+            let per_32 = 1538 * 32 + buckets * 4 * 32;
+            let hidden = 32 * (size.saturating_sub(2 * buckets) / per_32);
+            let fits = (1538 * hidden + buckets * (4 * hidden + 2)).div_ceil(64) * 64 == size;
+            (hidden > 0 && fits).then_some((hidden, buckets))
+        })
+        .collect()
 }

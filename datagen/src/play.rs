@@ -271,7 +271,7 @@ fn open_output(
         before.games += existing.games;
         before.positions += existing.positions;
         if thread < threads {
-            let mut engine = Engine::new(Box::new(*network));
+            let mut engine = Engine::new(Box::new(network.clone()));
             engine.set_hash(args.hash).map_err(PlayError::Hash)?;
             workers.push(Worker {
                 thread,

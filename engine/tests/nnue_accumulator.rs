@@ -1,5 +1,5 @@
-//! The incremental accumulator must always equal a refresh from the board, and the evaluation
-//! must not care which colour is which. Random nets suffice: any wrong feature, sign or
+//! The incremental accumulator (and the piece count that picks the output bucket) must always
+//! equal a refresh from the board, and the evaluation must not care which colour is which. Random nets suffice: any wrong feature, sign or
 //! perspective shows up whatever the weights.
 
 use patina::nnue::{Accumulator, AccumulatorStack, Network};
@@ -86,6 +86,16 @@ fn check_random_line(
             &refreshed(net, &board),
             "after {uci} from {before}"
         );
+        assert_eq!(
+            stack.pieces(),
+            board.occupied().count() as usize,
+            "after {uci} from {before}"
+        );
+        assert_eq!(
+            stack.evaluate(net, board.side_to_move()),
+            AccumulatorStack::new(net, &board).evaluate(net, board.side_to_move()),
+            "after {uci} from {before}"
+        );
     }
     coverage.deepest_line = coverage.deepest_line.max(line.len());
     for mv in line.into_iter().rev() {
@@ -98,6 +108,7 @@ fn check_random_line(
             mv.to_uci(board.is_chess960()),
             board.to_fen()
         );
+        assert_eq!(stack.pieces(), board.occupied().count() as usize);
     }
     assert_eq!(board, Board::from_fen(fen).unwrap());
 }
@@ -106,8 +117,9 @@ fn check_random_line(
 fn incremental_updates_match_refresh() {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(0x5eed);
     let mut coverage = Coverage::default();
-    for seed in 0..3 {
-        let net = Network::random(seed);
+    // With output buckets too: the bucket follows the piece count through captures.
+    for (seed, buckets) in [(0, 1), (1, 1), (2, 8)] {
+        let net = Network::random_bucketed(seed, buckets);
         for fen in FENS {
             for _ in 0..20 {
                 check_random_line(&net, fen, 40, &mut rng, &mut coverage);
@@ -165,7 +177,7 @@ fn evaluation_is_colour_symmetric() {
     let nets = [
         Network::embedded(),
         Network::random(11),
-        Network::random(12),
+        Network::random_bucketed(12, 8),
     ];
     let mut positions = 0;
     for fen in FENS {

@@ -1,20 +1,49 @@
-//! Net files: only bullet's exact layout for this build's architecture is accepted, with a
-//! typed error otherwise, and writing then reading a net gives back the same bytes.
+//! Net files: only bullet's exact layout for this build's architecture is accepted, with or
+//! without output buckets, with a typed error otherwise, and writing then reading a net gives
+//! back the same bytes.
 
-use patina::nnue::{Network, NetworkError, HIDDEN};
+use patina::nnue::{
+    Accumulator, AccumulatorStack, Network, NetworkError, HIDDEN, INPUTS, MAX_BUCKETS, QA, QB,
+    SCALE,
+};
+use patina::Board;
+use patina::Color;
 
-/// The file is the struct's bytes, padded to a multiple of 64.
-const UNPADDED_SIZE: usize = std::mem::size_of::<Network>();
-const FILE_SIZE: usize = UNPADDED_SIZE.div_ceil(64) * 64;
-// Otherwise the padding test below would check nothing.
-const _: () = assert!(FILE_SIZE > UNPADDED_SIZE);
+/// bullet's size: 2·(769·N + B·(2N + 1)) bytes, padded to a multiple of 64.
+fn unpadded_size(buckets: usize) -> usize {
+    2 * (769 * HIDDEN + buckets * (2 * HIDDEN + 1))
+}
+fn file_size(buckets: usize) -> usize {
+    unpadded_size(buckets).div_ceil(64) * 64
+}
 
 #[test]
 fn to_bytes_then_from_bytes_round_trips() {
-    for net in [Network::embedded(), Network::random(1), Network::random(2)] {
+    let nets = [
+        Network::embedded(),
+        Network::random(1),
+        Network::random(2),
+        Network::random_bucketed(3, 8),
+        Network::random_bucketed(4, MAX_BUCKETS),
+    ];
+    for net in nets {
         let bytes = net.to_bytes();
-        assert_eq!(bytes.len(), FILE_SIZE);
-        assert_eq!(Network::from_bytes(&bytes).unwrap().to_bytes(), bytes);
+        assert_eq!(bytes.len(), file_size(net.buckets()));
+        let loaded = Network::from_bytes(&bytes).unwrap();
+        assert_eq!(loaded.buckets(), net.buckets());
+        assert_eq!(loaded.to_bytes(), bytes);
+    }
+}
+
+#[test]
+fn the_size_tells_the_bucket_count() {
+    // N = 128: 197 378 bytes padded to 197 440 without buckets, 200 976 padded to 201 024 with 8.
+    if HIDDEN == 128 {
+        assert_eq!((file_size(1), file_size(8)), (197_440, 201_024));
+    }
+    for buckets in 1..=MAX_BUCKETS {
+        let net = Network::from_bytes(&Network::random_bucketed(7, buckets).to_bytes()).unwrap();
+        assert_eq!(net.buckets(), buckets);
     }
 }
 
@@ -24,21 +53,20 @@ fn from_bytes_refuses_wrong_sizes() {
     for len in [
         0,
         1,
-        UNPADDED_SIZE,
-        FILE_SIZE - 1,
-        FILE_SIZE + 1,
-        FILE_SIZE + 64,
-        2 * FILE_SIZE,
+        2 * (INPUTS * HIDDEN + HIDDEN),
+        unpadded_size(1),
+        file_size(1) - 1,
+        file_size(1) + 1,
+        file_size(1) + 64,
+        file_size(8) - 64,
+        file_size(8) + 64,
+        2 * file_size(1),
     ] {
         let mut wrong = bytes.clone();
         wrong.resize(len, 0);
         match Network::from_bytes(&wrong) {
-            Err(NetworkError::WrongSize {
-                found,
-                expected,
-                hidden,
-            }) => {
-                assert_eq!((found, expected, hidden), (len, FILE_SIZE, HIDDEN));
+            Err(NetworkError::WrongSize { found, hidden }) => {
+                assert_eq!((found, hidden), (len, HIDDEN));
             }
             Err(other) => panic!("{len} bytes: expected WrongSize, got {other}"),
             Ok(_) => panic!("{len} bytes: accepted"),
@@ -46,10 +74,22 @@ fn from_bytes_refuses_wrong_sizes() {
     }
 }
 
+#[test]
+fn more_buckets_than_bullet_makes_are_refused() {
+    let mut bytes = Network::random(3).to_bytes();
+    bytes.resize(file_size(MAX_BUCKETS + 1), 0);
+    let error = Network::from_bytes(&bytes).err().expect("refused");
+    assert!(
+        matches!(error, NetworkError::BucketCount { buckets } if buckets == MAX_BUCKETS + 1),
+        "{error}"
+    );
+    assert!(error.to_string().contains("output buckets"), "{error}");
+}
+
 /// The padding bullet writes: its name, repeated from the first padding byte.
 fn bullet_padded(net: &Network) -> Vec<u8> {
     let mut bytes = net.to_bytes();
-    for (i, byte) in bytes[UNPADDED_SIZE..].iter_mut().enumerate() {
+    for (i, byte) in bytes[unpadded_size(net.buckets())..].iter_mut().enumerate() {
         *byte = b"bullet"[i % 6];
     }
     bytes
@@ -57,24 +97,86 @@ fn bullet_padded(net: &Network) -> Vec<u8> {
 
 #[test]
 fn from_bytes_accepts_bullets_padding() {
-    let net = Network::random(5);
-    let loaded = Network::from_bytes(&bullet_padded(&net)).unwrap();
-    assert_eq!(loaded.to_bytes(), net.to_bytes());
+    for net in [Network::random(5), Network::random_bucketed(5, 8)] {
+        let loaded = Network::from_bytes(&bullet_padded(&net)).unwrap();
+        assert_eq!(loaded.to_bytes(), net.to_bytes());
+    }
 }
 
 #[test]
 fn from_bytes_refuses_other_padding() {
-    let net = Network::random(4);
-    for bytes in [net.to_bytes(), bullet_padded(&net)] {
-        for position in [UNPADDED_SIZE, FILE_SIZE - 1] {
-            let mut corrupt = bytes.clone();
-            corrupt[position] = 1;
-            assert!(
-                matches!(Network::from_bytes(&corrupt), Err(NetworkError::BadPadding)),
-                "byte 1 at {position}"
-            );
+    for net in [Network::random(4), Network::random_bucketed(4, 8)] {
+        let unpadded = unpadded_size(net.buckets());
+        for bytes in [net.to_bytes(), bullet_padded(&net)] {
+            for position in [unpadded, bytes.len() - 1] {
+                let mut corrupt = bytes.clone();
+                corrupt[position] = 1;
+                assert!(
+                    matches!(
+                        Network::from_bytes(&corrupt),
+                        Err(NetworkError::BadPadding { unpadded: u }) if u == unpadded
+                    ),
+                    "byte 1 at {position}"
+                );
+            }
         }
     }
+}
+
+/// A bucketed net exactly as bullet's `save_quantised` writes it for `SavedFormat`s l0w, l0b,
+/// `l1w.transpose()`, l1b: l1w is a B × 2N matrix kept column-major (one column of B per
+/// hidden input), and bullet's transpose writes `new[2N·i + j] = old[B·j + i]`, row i being
+/// bucket i. Each bucket here has its own output bias and one non-zero output weight, and
+/// hidden neuron i always reads 50 + i (feature weights 0), so the evaluation shows which
+/// bucket the engine read and where.
+#[test]
+fn a_bullet_bucketed_file_loads_as_written() {
+    const B: usize = 8;
+    let mut column_major = vec![0i16; B * 2 * HIDDEN];
+    for bucket in 0..B {
+        let input = 3 * bucket + HIDDEN * (bucket % 2);
+        column_major[B * input + bucket] = 10 + bucket as i16;
+    }
+    let mut transposed = vec![0i16; B * 2 * HIDDEN];
+    for i in 0..B {
+        for j in 0..2 * HIDDEN {
+            transposed[2 * HIDDEN * i + j] = column_major[B * j + i];
+        }
+    }
+    let biases: Vec<i16> = (0..B as i16).map(|b| 1000 * b - 3000).collect();
+    let mut values = vec![0i16; INPUTS * HIDDEN];
+    values.extend((0..HIDDEN as i16).map(|i| 50 + i));
+    values.extend(&transposed);
+    values.extend(&biases);
+    let mut bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let unpadded = bytes.len();
+    while bytes.len() % 64 != 0 {
+        bytes.push(b"bullet"[(bytes.len() - unpadded) % 6]);
+    }
+
+    let net = Network::from_bytes(&bytes).unwrap();
+    assert_eq!(net.buckets(), B);
+    let board = Board::startpos();
+    let [white, black] = Color::BOTH.map(|c| Accumulator::refresh(&net, &board, c));
+    for pieces in 2..=32 {
+        let bucket = (pieces - 2) / 4;
+        let input = 3 * bucket + HIDDEN * (bucket % 2);
+        let activation = 50 + (input % HIDDEN) as i64;
+        let weight = 10 + bucket as i64;
+        let expected = (activation * activation * weight / i64::from(QA)
+            + i64::from(biases[bucket]))
+            * i64::from(SCALE)
+            / i64::from(QA * QB);
+        assert_eq!(
+            i64::from(net.evaluate(&white, &black, pieces)),
+            expected,
+            "{pieces} pieces"
+        );
+    }
+    assert_eq!(
+        AccumulatorStack::new(&net, &board).evaluate(&net, Color::White),
+        net.evaluate(&white, &black, 32)
+    );
 }
 
 /// A file of the right size whose weights the integer inference cannot compute exactly.
@@ -84,7 +186,7 @@ fn from_bytes_refuses_weights_out_of_range() {
 
     for (value, accepted) in [(128, true), (-128, true), (129, false), (-129, false)] {
         let mut wide = net.clone();
-        wide.output_weights[HIDDEN + 3] = value;
+        wide.output_weights[0][HIDDEN + 3] = value;
         let result = Network::from_bytes(&wide.to_bytes());
         match result {
             Ok(_) => assert!(accepted, "output weight {value} accepted"),
@@ -110,6 +212,14 @@ fn from_bytes_refuses_weights_out_of_range() {
     // 32 · 1023 = 32736 still fits.
     loud.feature_weights[100][5] = -(i16::MAX / 32);
     assert!(Network::from_bytes(&loud.to_bytes()).is_ok());
+
+    // Every bucket's weights are checked, not only the first's.
+    let mut bucketed = Network::random_bucketed(6, 8);
+    bucketed.output_weights[5][7] = 129;
+    assert!(matches!(
+        Network::from_bytes(&bucketed.to_bytes()),
+        Err(NetworkError::OutputWeightRange { index, value: 129 }) if index == 5 * 2 * HIDDEN + 7
+    ));
 }
 
 /// Every net of the lineage that this build's width can load passes the range checks.

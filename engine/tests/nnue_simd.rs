@@ -7,7 +7,8 @@
 //! runs on a CPU with AVX-512F and AVX-512BW.
 
 use patina::nnue::simd::{self, Kernels, Scalar};
-use patina::nnue::QA;
+use patina::nnue::{AccumulatorStack, Network, HIDDEN, QA, QB, SCALE};
+use patina::Board;
 use rand_xoshiro::rand_core::{RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -107,7 +108,56 @@ fn active_path_is_the_widest_compiled() {
 /// The engine's kernels are the active path's (on a scalar build this is trivially true).
 #[test]
 fn active_kernels_match_scalar() {
-    assert_matches_scalar::<simd::Active, { patina::nnue::HIDDEN }>(5);
+    assert_matches_scalar::<simd::Active, HIDDEN>(5);
+}
+
+/// The engine's evaluation of a net with 8 output buckets, on the active path, against the
+/// output layer written out with the scalar kernel and bullet's `MaterialCount<8>` bucket,
+/// over positions of every bucket.
+#[test]
+fn bucketed_evaluation_matches_scalar() {
+    let net = Network::random_bucketed(21, 8);
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(8);
+    let mut seen = [false; 8];
+    for _ in 0..40 {
+        let mut board = Board::startpos();
+        // Random games, capturing whenever possible, go down to a handful of pieces.
+        for _ in 0..300 {
+            let moves = board.legal_moves();
+            let captures: Vec<_> = moves.iter().copied().filter(|m| m.is_capture()).collect();
+            let pool = if captures.is_empty() {
+                &moves[..]
+            } else {
+                &captures[..]
+            };
+            if pool.is_empty() || board.is_draw() {
+                break;
+            }
+            board.make_move(pool[(rng.next_u64() % pool.len() as u64) as usize]);
+            let stack = AccumulatorStack::new(&net, &board);
+            let [white, black] = *stack.current();
+            let (us, them) = match board.side_to_move() {
+                patina::Color::White => (white, black),
+                patina::Color::Black => (black, white),
+            };
+            let pieces = board.occupied().count() as usize;
+            let bucket = (pieces - 2) / 4;
+            seen[bucket] = true;
+            let (ours, theirs) = net.output_weights[bucket].split_at(HIDDEN);
+            let sum = i64::from(Scalar::screlu_dot(&us.values, ours.try_into().unwrap()))
+                + i64::from(Scalar::screlu_dot(&them.values, theirs.try_into().unwrap()));
+            let expected = (sum / i64::from(QA) + i64::from(net.output_bias[bucket]))
+                * i64::from(SCALE)
+                / i64::from(QA * QB);
+            assert_eq!(
+                i64::from(stack.evaluate(&net, board.side_to_move())),
+                expected,
+                "{}",
+                board.to_fen()
+            );
+        }
+    }
+    assert_eq!(seen, [true; 8], "every bucket reached");
 }
 
 #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]

@@ -108,6 +108,7 @@ pub fn copy_rows_to_runs<const N: usize, P: RowFormat>(rows: &[f32], runs: &mut 
 pub struct Gradients<const N: usize, P: RowFormat> {
     features: Vec<f32>,
     dense: Vec<f32>,
+    buckets: usize,
     pub touched: Vec<bool>,
     /// The chunk's accumulators, `[N / BLOCK][CHUNK][2][BLOCK]`, from one sweep to the next.
     hidden: Vec<f32>,
@@ -117,18 +118,26 @@ pub struct Gradients<const N: usize, P: RowFormat> {
     occurrences: Occurrences,
     /// Each position's output, then the gradient there.
     outputs: Vec<f32>,
+    /// Each position's output bucket.
+    position_buckets: Vec<usize>,
+    /// One block's output-weight gradients, `[buckets][2][BLOCK]`, summed over the chunk.
+    out_grads: Vec<[[f32; BLOCK]; 2]>,
 }
 
 impl<const N: usize, P: RowFormat> Gradients<N, P> {
-    pub fn new() -> Self {
+    /// For a model with `buckets` output buckets.
+    pub fn new(buckets: usize) -> Self {
         Self {
             features: vec![0.0; INPUTS * N],
-            dense: vec![0.0; Model::<N>::LEN - Model::<N>::FEATURE_BIAS],
+            dense: vec![0.0; Model::<N>::param_count(buckets) - Model::<N>::FEATURE_BIAS],
+            buckets,
             touched: vec![false; INPUTS],
             hidden: vec![0.0; 2 * CHUNK * N],
             hidden_grads: vec![P::Word::default(); 2 * CHUNK * P::WORDS],
             occurrences: Occurrences::new(),
             outputs: vec![0.0; CHUNK],
+            position_buckets: vec![0; CHUNK],
+            out_grads: vec![[[0.0; BLOCK]; 2]; buckets],
         }
     }
 
@@ -178,12 +187,6 @@ impl<const N: usize, P: RowFormat> Gradients<N, P> {
     }
 }
 
-impl<const N: usize, P: RowFormat> Default for Gradients<N, P> {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 /// Adds the gradient of Σ (sigmoid(output) − target)² over `positions` to `grad` and returns
 /// that sum of squared errors. `weights` must hold `model`'s current feature weights.
 pub fn backprop<const N: usize, P: RowFormat>(
@@ -192,6 +195,7 @@ pub fn backprop<const N: usize, P: RowFormat>(
     positions: &[(Features, f32)],
     grad: &mut Gradients<N, P>,
 ) -> f64 {
+    debug_assert_eq!(model.buckets, grad.buckets);
     positions
         .chunks(CHUNK)
         .map(|chunk| backprop_chunk(model, weights, chunk, grad))
@@ -230,22 +234,31 @@ fn forward_sweep<const N: usize, P: RowFormat>(
     grad: &mut Gradients<N, P>,
 ) {
     let outputs = &mut grad.outputs[..positions.len()];
-    outputs.fill(model.params[Model::<N>::OUTPUT_BIAS]);
+    let buckets = &mut grad.position_buckets[..positions.len()];
+    for (((features, _), output), bucket) in positions
+        .iter()
+        .zip(outputs.iter_mut())
+        .zip(buckets.iter_mut())
+    {
+        *bucket = model.bucket(features);
+        *output = model.output_bias_of(*bucket);
+    }
     let blocks = weights.values.chunks_exact(INPUTS * P::WORDS);
     for (b, (rows, hidden)) in blocks
         .zip(grad.hidden.chunks_exact_mut(2 * CHUNK * BLOCK))
         .enumerate()
     {
         let (start, bias) = (b * BLOCK, model.bias_block::<BLOCK>(b * BLOCK));
-        for (((features, _), output), hidden) in positions
+        for ((((features, _), output), hidden), &bucket) in positions
             .iter()
             .zip(outputs.iter_mut())
             .zip(hidden.chunks_exact_mut(2 * BLOCK))
+            .zip(buckets.iter())
         {
             let sides = [features.stm(), features.ntm()].into_iter();
             for (side, (active, hidden)) in sides.zip(hidden.chunks_exact_mut(BLOCK)).enumerate() {
                 let sum = P::accumulate(bias, active.iter().map(|&row| row_of::<P>(rows, row)));
-                *output += activated_dot(&sum, model.output_block(side, start));
+                *output += activated_dot(&sum, model.output_block(bucket, side, start));
                 hidden.copy_from_slice(&sum);
             }
         }
@@ -261,6 +274,7 @@ fn backward_sweep<const N: usize, P: RowFormat>(
     grad: &mut Gradients<N, P>,
 ) {
     let deltas = &grad.outputs[..positions.len()];
+    let buckets = &grad.position_buckets[..positions.len()];
     let dense = &mut grad.dense;
     let blocks = grad.features.chunks_exact_mut(INPUTS * BLOCK);
     for (b, (rows, hidden)) in blocks
@@ -269,15 +283,20 @@ fn backward_sweep<const N: usize, P: RowFormat>(
     {
         let start = b * BLOCK;
         let mut bias_grad = [0.0; BLOCK];
-        let mut out_grads = [[0.0; BLOCK]; 2];
+        let out_grads = &mut grad.out_grads;
+        out_grads.fill([[0.0; BLOCK]; 2]);
         let mut slot_grads = grad.hidden_grads.chunks_exact_mut(P::WORDS);
-        for (&delta, hidden) in deltas.iter().zip(hidden.chunks_exact(2 * BLOCK)) {
+        for ((&delta, &bucket), hidden) in deltas
+            .iter()
+            .zip(buckets)
+            .zip(hidden.chunks_exact(2 * BLOCK))
+        {
             for (side, hidden) in hidden.chunks_exact(BLOCK).enumerate() {
                 let gradient = hidden_backward(
                     delta,
                     hidden.try_into().unwrap(),
-                    model.output_block(side, start),
-                    &mut out_grads[side],
+                    model.output_block(bucket, side, start),
+                    &mut out_grads[bucket][side],
                 );
                 add(&mut bias_grad, &gradient);
                 P::pack(&gradient, slot_grads.next().unwrap());
@@ -293,11 +312,18 @@ fn backward_sweep<const N: usize, P: RowFormat>(
             }
         }
         add(&mut dense[start..][..BLOCK], &bias_grad);
-        for (side, out_grad) in out_grads.iter().enumerate() {
-            add(&mut dense[N + side * N + start..][..BLOCK], out_grad);
+        // Dense gradients follow `Model::params` from the feature bias: N biases, then each
+        // bucket's 2N output weights.
+        for (half, out_grad) in out_grads.as_flattened().iter().enumerate() {
+            add(&mut dense[N + half * N + start..][..BLOCK], out_grad);
         }
     }
-    dense[3 * N] += deltas.iter().sum::<f32>();
+    // Summed per bucket before adding, as one sum when there is one bucket.
+    let mut bias_sums = vec![0.0f32; grad.buckets];
+    for (&delta, &bucket) in deltas.iter().zip(buckets) {
+        bias_sums[bucket] += delta;
+    }
+    add(&mut dense[N + 2 * N * grad.buckets..], &bias_sums);
 }
 
 /// For each feature row, the chunk's slots (`2 · position + side`) where it is active, in

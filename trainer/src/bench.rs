@@ -92,7 +92,7 @@ fn measure<const N: usize, P: RowFormat>(
     if !shuffle {
         split = split.in_file_order();
     }
-    let mut trainer = Trainer::<N, P>::new(Model::random(0), data, split, BATCH_SIZE, threads)?;
+    let mut trainer = Trainer::<N, P>::new(Model::random(0, 1), data, split, BATCH_SIZE, threads)?;
     trainer.train_batch(0.001, 0.5)?;
     let clock = Instant::now();
     for _ in 0..batches {

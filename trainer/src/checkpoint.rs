@@ -15,13 +15,16 @@ use crate::history::Record;
 use crate::precision::Precision;
 
 const MAGIC: &[u8; 8] = b"PATINACK";
-/// Version 2 added the precision; version 1 files come from trainers that had only f32.
-const VERSION: u32 = 2;
+/// Version 2 added the precision (version 1 files come from trainers that had only f32), version
+/// 3 the output buckets (earlier files have none: B = 1).
+const VERSION: u32 = 3;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Checkpoint {
     pub config_toml: String,
     pub hidden: u64,
+    /// Output buckets B.
+    pub buckets: u64,
     pub precision: Precision,
     /// Reproducibility holds for the same thread count.
     pub threads: u64,
@@ -41,9 +44,10 @@ impl Checkpoint {
     /// elsewhere would write over the run it came from.
     pub fn resume_config(&self, at: &Path, out_dir: Option<&Path>) -> Result<Config> {
         let mut config = Config::from_toml(&self.config_toml)?;
-        // The checkpoint's own width and precision win: configs saved before those settings
+        // The checkpoint's own shape and precision win: configs saved before those settings
         // existed would otherwise take today's defaults.
         config.hidden = self.hidden as usize;
+        config.buckets = self.buckets as usize;
         config.precision = self.precision;
         config.out_dir = out_dir.unwrap_or(folder_of(at)).to_owned();
         Ok(config)
@@ -54,6 +58,7 @@ impl Checkpoint {
         out.extend(VERSION.to_le_bytes());
         for v in [
             self.hidden,
+            self.buckets,
             self.precision.code(),
             self.threads,
             self.step,
@@ -103,6 +108,10 @@ impl Checkpoint {
             ));
         }
         let hidden = r.u64()?;
+        let buckets = match version {
+            1 | 2 => 1,
+            _ => r.u64()?,
+        };
         let precision = match version {
             1 => Precision::F32,
             _ => {
@@ -138,6 +147,7 @@ impl Checkpoint {
         Ok(Self {
             config_toml,
             hidden,
+            buckets,
             precision,
             threads,
             step,
@@ -224,6 +234,7 @@ mod tests {
         Checkpoint {
             config_toml: "net_id = \"x\"\n".into(),
             hidden: 64,
+            buckets: 8,
             precision: Precision::Bf16,
             threads: 2,
             step: 12,
@@ -260,31 +271,32 @@ mod tests {
         std::fs::remove_dir_all(dir).unwrap();
     }
 
+    /// Version 1 had neither the bucket count (the u64 after the width) nor the precision (the
+    /// one after that), version 2 no bucket count, and no other difference.
     #[test]
-    fn version_1_files_read_as_f32() {
+    fn older_versions_read_as_f32_and_without_buckets() {
         let checkpoint = Checkpoint {
             precision: Precision::F32,
+            buckets: 1,
             ..sample()
         };
-        let v2 = checkpoint.to_bytes();
-        // Version 1 had no precision field (the u64 after the width) and no other difference.
-        let mut v1 = [
-            &v2[..8],
-            &1u32.to_le_bytes(),
-            &v2[12..20],
-            &v2[28..v2.len() - 8],
-        ]
-        .concat();
-        v1.extend(checksum(&v1).to_le_bytes());
-        assert_eq!(Checkpoint::from_bytes(&v1).unwrap().to_bytes(), v2);
-        let mut v3 = v2.clone();
-        v3[8] = 3;
-        let body = v3.len() - 8;
-        let sum = checksum(&v3[..body]);
-        v3[body..].copy_from_slice(&sum.to_le_bytes());
-        assert!(Checkpoint::from_bytes(&v3)
+        let v3 = checkpoint.to_bytes();
+        let with_version = |version: u32, fields: &[&[u8]]| {
+            let mut bytes = [&v3[..8], &version.to_le_bytes()].concat();
+            bytes.extend(fields.concat());
+            bytes.extend(checksum(&bytes).to_le_bytes());
+            bytes
+        };
+        let body = &v3[..v3.len() - 8];
+        let v1 = with_version(1, &[&body[12..20], &body[36..]]);
+        let v2 = with_version(2, &[&body[12..20], &body[28..]]);
+        for old in [v1, v2] {
+            assert_eq!(Checkpoint::from_bytes(&old).unwrap().to_bytes(), v3);
+        }
+        let v4 = with_version(4, &[&body[12..]]);
+        assert!(Checkpoint::from_bytes(&v4)
             .unwrap_err()
-            .contains("version 3"));
+            .contains("version 4"));
     }
 
     #[test]

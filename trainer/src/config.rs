@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use viriformat::dataformat::Filter;
 
+use patina::nnue::MAX_BUCKETS;
+
 use crate::error::{Result, TrainerError};
 use crate::precision::Precision;
 use crate::schedule::{LrSchedule, WdlSchedule};
@@ -24,6 +26,9 @@ pub struct Config {
     /// Hidden width N (one of `WIDTHS`); by default the width of the engine's embedded net, so
     /// a generation keeps its parent's width unless told to grow.
     pub hidden: usize,
+    /// Output buckets B (bullet's `MaterialCount<B>`, picked by the piece count); 1 is a net
+    /// without buckets, which every engine so far reads.
+    pub buckets: usize,
     /// Number format of the backward pass's working rows (`precision`).
     pub precision: Precision,
     pub superbatches: usize,
@@ -52,6 +57,7 @@ impl Default for Config {
             viri: Vec::new(),
             out_dir: "checkpoints".into(),
             hidden: patina::nnue::HIDDEN,
+            buckets: 1,
             precision: Precision::default(),
             superbatches: 40,
             batch_size: 16_384,
@@ -97,6 +103,12 @@ impl Config {
         }
         if self.batch_size == 0 || self.batches_per_superbatch == 0 || self.superbatches == 0 {
             return fail("batch size, batches per superbatch and superbatches must be at least 1");
+        }
+        if !(1..=MAX_BUCKETS).contains(&self.buckets) {
+            return Err(TrainerError::Config(format!(
+                "output buckets must be 1 (none) to {MAX_BUCKETS}, not {}",
+                self.buckets
+            )));
         }
         if self.threads == 0 || self.save_rate == 0 {
             return fail("threads and save rate must be at least 1");
@@ -167,7 +179,7 @@ fn check_filter(filter: &Filter) -> Result<()> {
 
 impl fmt::Display for Config {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        let net = format!("768→{}x2→1 SCReLU", self.hidden);
+        let net = format!("768→{}x2→{} SCReLU", self.hidden, self.buckets);
         writeln!(f, "net               {} ({net})", self.net_id)?;
         for path in &self.data {
             writeln!(f, "bulletformat      {}", path.display())?;
@@ -273,6 +285,14 @@ mod tests {
             Config {
                 viri: vec!["games.vf".into()],
                 shuffle: false,
+                ..base.clone()
+            },
+            Config {
+                buckets: 0,
+                ..base.clone()
+            },
+            Config {
+                buckets: MAX_BUCKETS + 1,
                 ..base.clone()
             },
         ];

@@ -98,6 +98,9 @@ struct TrainArgs {
     /// Hidden width N: 128, 256, 512 or 1024 (default: the engine's, i.e. its embedded net's).
     #[arg(long)]
     hidden: Option<usize>,
+    /// Output buckets B, chosen by piece count as bullet's `MaterialCount<B>` (default 1: none).
+    #[arg(long)]
+    buckets: Option<usize>,
     /// Number format of the weights and hidden gradients the backward pass sums (default bf16;
     /// f32 computes exactly as bullet does).
     #[arg(long, value_enum)]
@@ -156,6 +159,7 @@ impl TrainArgs {
             || !self.viri.is_empty()
             || self.net_id.is_some()
             || self.hidden.is_some()
+            || self.buckets.is_some()
             || self.precision.is_some()
             || self.superbatches.is_some()
             || self.batch_size.is_some()
@@ -184,6 +188,7 @@ impl TrainArgs {
             out_dir,
             net_id,
             hidden,
+            buckets,
             precision,
             superbatches,
             batch_size,
@@ -402,6 +407,15 @@ mod tests {
                 final_superbatch: 7
             }
         );
+    }
+
+    #[test]
+    fn buckets_come_from_the_flag_or_the_config_file() {
+        assert_eq!(configured(&[]).unwrap().buckets, 1);
+        assert_eq!(configured(&["--buckets", "8"]).unwrap().buckets, 8);
+        let config = Config::from_toml("buckets = 8\n").unwrap();
+        assert_eq!(config.buckets, 8);
+        assert!(config.to_toml().contains("buckets = 8"));
     }
 
     /// A saved cosine run made longer still ends its schedule with the run.

@@ -1,9 +1,11 @@
-//! The float network the trainer optimises: the engine's 768→N×2→1 SCReLU net before
-//! quantisation, and its forward pass (the backward pass is in `backprop`).
+//! The float network the trainer optimises: the engine's 768→N×2→B SCReLU net before
+//! quantisation (B output buckets, one of which a position's piece count picks; B = 1 is a
+//! plain net), and its forward pass (the backward pass is in `backprop`).
 //!
 //! All parameters live in one flat `Vec<f32>` in the order of bullet's file (feature weights
-//! row by row, feature bias, output weights for the side to move then the other side, output
-//! bias), so the optimiser, checkpoints and the float copy treat them as one slice.
+//! row by row, feature bias, per bucket the output weights for the side to move then the other
+//! side, the buckets' output biases), so the optimiser, checkpoints and the float copy treat
+//! them as one slice.
 //!
 //! The loops are written for auto-vectorisation: `N` is a compile-time constant, rows are
 //! contiguous, and sums run over fixed blocks of lanes so they stay in registers.
@@ -14,7 +16,7 @@ use rand_xoshiro::{
 };
 
 use crate::features::Features;
-use patina::nnue::INPUTS;
+use patina::nnue::{output_bucket, INPUTS};
 
 /// Hidden neurons the forward pass sums together: 64 f32 lanes are 8 AVX2 registers. Fixed
 /// whatever the CPU, so that a model's outputs (and the synthetic data labelled with them) are
@@ -27,28 +29,39 @@ const LANES: usize = 16;
 #[derive(Clone, Debug, PartialEq)]
 pub struct Model<const N: usize> {
     pub params: Vec<f32>,
+    /// Output buckets (B): a run-time setting, unlike N, since it only sizes the output layer.
+    pub buckets: usize,
 }
 
 impl<const N: usize> Model<N> {
     pub const FEATURE_BIAS: usize = INPUTS * N;
     pub const OUTPUT_WEIGHTS: usize = Self::FEATURE_BIAS + N;
-    pub const OUTPUT_BIAS: usize = Self::OUTPUT_WEIGHTS + 2 * N;
-    pub const LEN: usize = Self::OUTPUT_BIAS + 1;
     const SHAPE_OK: () = assert!(
         N > 0 && N.is_multiple_of(BLOCK),
         "N must be a positive multiple of 64"
     );
 
-    pub fn zeroed() -> Self {
+    /// Index of the first output bias: after B rows of 2N output weights.
+    pub const fn output_bias(buckets: usize) -> usize {
+        Self::OUTPUT_WEIGHTS + 2 * N * buckets
+    }
+
+    /// Number of parameters.
+    pub const fn param_count(buckets: usize) -> usize {
+        Self::output_bias(buckets) + buckets
+    }
+
+    pub fn zeroed(buckets: usize) -> Self {
         let () = Self::SHAPE_OK;
         Self {
-            params: vec![0.0; Self::LEN],
+            params: vec![0.0; Self::param_count(buckets)],
+            buckets,
         }
     }
 
     /// Uniform in ±1/√fan-in, as bullet initialises an affine layer.
-    pub fn random(seed: u64) -> Self {
-        let mut model = Self::zeroed();
+    pub fn random(seed: u64, buckets: usize) -> Self {
+        let mut model = Self::zeroed(buckets);
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
         let mut uniform =
             |bound: f32| ((rng.next_u64() >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0) * bound;
@@ -62,10 +75,16 @@ impl<const N: usize> Model<N> {
         model
     }
 
-    /// Takes a parameter vector of exactly `LEN` values, e.g. from a checkpoint.
-    pub fn from_params(params: Vec<f32>) -> Option<Self> {
+    /// Takes a parameter vector of exactly `param_count(buckets)` values, e.g. from a checkpoint.
+    pub fn from_params(params: Vec<f32>, buckets: usize) -> Option<Self> {
         let () = Self::SHAPE_OK;
-        (params.len() == Self::LEN).then_some(Self { params })
+        (params.len() == Self::param_count(buckets)).then_some(Self { params, buckets })
+    }
+
+    /// The output bucket of a position, from its piece count.
+    #[inline(always)]
+    pub fn bucket(&self, features: &Features) -> usize {
+        output_bucket(features.len, self.buckets)
     }
 
     #[inline(always)]
@@ -73,17 +92,24 @@ impl<const N: usize> Model<N> {
         self.params[Self::FEATURE_BIAS..][..N].try_into().unwrap()
     }
 
-    /// Output weights applied to the side to move's (`side` 0) or the other side's hidden layer.
+    /// Output weights of a bucket applied to the side to move's (`side` 0) or the other side's
+    /// hidden layer.
     #[inline(always)]
-    fn output_weights(&self, side: usize) -> &[f32; N] {
-        self.params[Self::OUTPUT_WEIGHTS + side * N..][..N]
+    fn output_weights(&self, bucket: usize, side: usize) -> &[f32; N] {
+        self.params[Self::OUTPUT_WEIGHTS + (2 * bucket + side) * N..][..N]
             .try_into()
             .unwrap()
     }
 
+    #[inline(always)]
+    pub(crate) fn output_bias_of(&self, bucket: usize) -> f32 {
+        self.params[Self::output_bias(self.buckets) + bucket]
+    }
+
     /// The raw output: centipawns are this × SCALE, the win probability its sigmoid.
     pub fn forward(&self, features: &Features) -> f32 {
-        let mut output = self.params[Self::OUTPUT_BIAS];
+        let bucket = self.bucket(features);
+        let mut output = self.output_bias_of(bucket);
         for start in (0..N).step_by(BLOCK) {
             let bias = self.bias_block::<BLOCK>(start);
             for (side, rows) in [features.stm(), features.ntm()].into_iter().enumerate() {
@@ -91,7 +117,7 @@ impl<const N: usize> Model<N> {
                     .iter()
                     .map(|&row| block(&self.params, usize::from(row) * N + start));
                 let hidden = accumulate(bias, rows);
-                output += activated_dot(&hidden, self.output_block(side, start));
+                output += activated_dot(&hidden, self.output_block(bucket, side, start));
             }
         }
         output
@@ -103,10 +129,15 @@ impl<const N: usize> Model<N> {
         block(self.feature_bias(), start)
     }
 
-    /// Output weights of neurons `start..start + B` of a side's hidden layer.
+    /// A bucket's output weights of neurons `start..start + B` of a side's hidden layer.
     #[inline(always)]
-    pub(crate) fn output_block<const B: usize>(&self, side: usize, start: usize) -> &[f32; B] {
-        block(self.output_weights(side), start)
+    pub(crate) fn output_block<const B: usize>(
+        &self,
+        bucket: usize,
+        side: usize,
+        start: usize,
+    ) -> &[f32; B] {
+        block(self.output_weights(bucket, side), start)
     }
 }
 

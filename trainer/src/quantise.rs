@@ -1,6 +1,7 @@
 //! From float weights to a net file as bullet saves it: each layer scaled by its
 //! quantisation factor and rounded to nearest (feature layer ×QA, output weights ×QB, output
-//! bias ×QA·QB), clamped into i16.
+//! biases ×QA·QB), clamped into i16. With output buckets the output weights are bucket by
+//! bucket, as bullet writes `l1w` with `.transpose()`.
 
 use patina::nnue::{check_ranges, NetworkError, QA, QB};
 
@@ -26,14 +27,15 @@ pub fn check_engine_ranges<const N: usize>(model: &Model<N>) -> Result<(), Netwo
     check_ranges(
         &params[..Model::<N>::FEATURE_BIAS],
         &params[Model::<N>::FEATURE_BIAS..Model::<N>::OUTPUT_WEIGHTS],
-        &params[Model::<N>::OUTPUT_WEIGHTS..Model::<N>::OUTPUT_BIAS],
+        &params[Model::<N>::OUTPUT_WEIGHTS..Model::<N>::output_bias(model.buckets)],
     )
 }
 
 fn quantised_params<const N: usize>(model: &Model<N>) -> Vec<i16> {
+    let output_bias = Model::<N>::output_bias(model.buckets);
     let scale = |index: usize| match index {
         i if i < Model::<N>::OUTPUT_WEIGHTS => QA,
-        i if i < Model::<N>::OUTPUT_BIAS => QB,
+        i if i < output_bias => QB,
         _ => QA * QB,
     };
     model
@@ -45,7 +47,7 @@ fn quantised_params<const N: usize>(model: &Model<N>) -> Vec<i16> {
 }
 
 /// The float copy: every parameter as little-endian f32, in the order of the quantised file
-/// (feature weights row by row, feature bias, output weights, output bias), without padding.
+/// (feature weights row by row, feature bias, output weights, output biases), without padding.
 pub fn float_bytes<const N: usize>(model: &Model<N>) -> Vec<u8> {
     model.params.iter().flat_map(|w| w.to_le_bytes()).collect()
 }
@@ -75,17 +77,24 @@ mod tests {
 
     #[test]
     fn layers_land_where_the_engine_reads_them() {
-        let mut model = Model::<HIDDEN>::zeroed();
-        model.params[3 * HIDDEN + 5] = 1.0;
-        model.params[Model::<HIDDEN>::FEATURE_BIAS + 1] = -1.0;
-        model.params[Model::<HIDDEN>::OUTPUT_WEIGHTS + HIDDEN] = 0.5;
-        model.params[Model::<HIDDEN>::OUTPUT_BIAS] = 0.25;
-        let net = Network::from_bytes(&quantise(&model)).unwrap();
-        assert_eq!(net.feature_weights[3][5], 255);
-        assert_eq!(net.feature_bias[1], -255);
-        assert_eq!(net.output_weights[HIDDEN], 32);
-        assert_eq!(net.output_bias, 4080);
-        assert_eq!(float_bytes(&model).len(), 4 * Model::<HIDDEN>::LEN);
+        for buckets in [1, 8] {
+            let mut model = Model::<HIDDEN>::zeroed(buckets);
+            let last = buckets - 1;
+            model.params[3 * HIDDEN + 5] = 1.0;
+            model.params[Model::<HIDDEN>::FEATURE_BIAS + 1] = -1.0;
+            model.params[Model::<HIDDEN>::OUTPUT_WEIGHTS + 2 * HIDDEN * last + HIDDEN] = 0.5;
+            model.params[Model::<HIDDEN>::output_bias(buckets) + last] = 0.25;
+            let net = Network::from_bytes(&quantise(&model)).unwrap();
+            assert_eq!(net.buckets(), buckets);
+            assert_eq!(net.feature_weights[3][5], 255);
+            assert_eq!(net.feature_bias[1], -255);
+            assert_eq!(net.output_weights[last][HIDDEN], 32);
+            assert_eq!(net.output_bias[last], 4080);
+            assert_eq!(
+                float_bytes(&model).len(),
+                4 * Model::<HIDDEN>::param_count(buckets)
+            );
+        }
     }
 
     /// With every output weight at the clip, N = 256 still fits the engine's i32 dot product;
@@ -93,25 +102,47 @@ mod tests {
     #[test]
     fn wide_nets_are_vetted_by_the_engines_checks() {
         fn saturated<const N: usize>() -> Model<N> {
-            let mut model = Model::<N>::zeroed();
-            model.params[Model::<N>::OUTPUT_WEIGHTS..Model::<N>::OUTPUT_BIAS].fill(CLIP);
+            let mut model = Model::<N>::zeroed(1);
+            model.params[Model::<N>::OUTPUT_WEIGHTS..Model::<N>::output_bias(1)].fill(CLIP);
             model
         }
         assert!(check_engine_ranges(&saturated::<256>()).is_ok());
         assert!(matches!(
             check_engine_ranges(&saturated::<512>()),
-            Err(NetworkError::DotProductRange { perspective: 0 })
+            Err(NetworkError::DotProductRange {
+                bucket: 0,
+                perspective: 0
+            })
+        ));
+        // Each bucket is vetted on its own: here only bucket 5's opponent half overflows.
+        let mut bucketed = Model::<512>::zeroed(8);
+        let half = Model::<512>::OUTPUT_WEIGHTS + (2 * 5 + 1) * 512;
+        bucketed.params[half..half + 512].fill(CLIP);
+        assert!(matches!(
+            check_engine_ranges(&bucketed),
+            Err(NetworkError::DotProductRange {
+                bucket: 5,
+                perspective: 1
+            })
         ));
     }
 
-    /// bullet's file size for N = 256: 2·(771·256 + 1) = 394 754 bytes, padded to 394 816.
+    /// bullet's file size for N = 256: 2·(771·256 + 1) = 394 754 bytes, padded to 394 816; with
+    /// 8 buckets 2·(769·256 + 8·513) = 401 936, padded to 401 984, the last bias at the end.
     #[test]
     fn wider_nets_have_bullets_size_and_padding() {
-        let mut model = Model::<256>::zeroed();
-        model.params[Model::<256>::OUTPUT_BIAS] = 0.25;
+        let mut model = Model::<256>::zeroed(1);
+        model.params[Model::<256>::output_bias(1)] = 0.25;
         let bytes = quantise(&model);
         assert_eq!(bytes.len(), 394_816);
         assert_eq!(&bytes[394_752..394_754], &4080i16.to_le_bytes());
         assert!(bytes[394_754..].iter().all(|&b| b == 0));
+
+        let mut model = Model::<256>::zeroed(8);
+        model.params[Model::<256>::output_bias(8) + 7] = 0.25;
+        let bytes = quantise(&model);
+        assert_eq!(bytes.len(), 401_984);
+        assert_eq!(&bytes[401_934..401_936], &4080i16.to_le_bytes());
+        assert!(bytes[401_936..].iter().all(|&b| b == 0));
     }
 }

@@ -67,7 +67,7 @@ fn run_at<const N: usize, P: RowFormat>(config: &Config, start: Start) -> Result
     ));
 
     let mut trainer = Trainer::<N, P>::new(
-        Model::random(config.seed),
+        Model::random(config.seed, config.buckets),
         &data,
         split,
         config.batch_size,
@@ -168,6 +168,7 @@ fn checkpoint<const N: usize, P: RowFormat>(
     Checkpoint {
         config_toml: config.to_toml(),
         hidden: N as u64,
+        buckets: trainer.model().buckets as u64,
         precision: config.precision,
         threads: config.threads as u64,
         step: trainer.step,
@@ -193,6 +194,12 @@ fn restore<const N: usize, P: RowFormat>(
             checkpoint.hidden
         ));
     }
+    if checkpoint.buckets != config.buckets as u64 {
+        return fail(format!(
+            "checkpoint has {} output buckets, its config {}",
+            checkpoint.buckets, config.buckets
+        ));
+    }
     if checkpoint.precision != config.precision {
         return fail(format!(
             "checkpoint was trained in {}, its config says {}",
@@ -211,15 +218,13 @@ fn restore<const N: usize, P: RowFormat>(
             checkpoint.threads
         ));
     }
-    let len = Model::<N>::LEN;
+    let len = Model::<N>::param_count(config.buckets);
     if checkpoint.momentum.len() != len || checkpoint.velocity.len() != len {
         return fail("optimiser state has the wrong size".into());
     }
-    trainer.set_model(
-        Model::from_params(checkpoint.params).ok_or(TrainerError::Config(
-            "cannot resume: weights have the wrong size".into(),
-        ))?,
-    );
+    trainer.set_model(Model::from_params(checkpoint.params, config.buckets).ok_or(
+        TrainerError::Config("cannot resume: weights have the wrong size".into()),
+    )?);
     trainer.adam = AdamW {
         momentum: checkpoint.momentum,
         velocity: checkpoint.velocity,

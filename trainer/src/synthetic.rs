@@ -19,8 +19,8 @@ const MAX_PLIES: u64 = 120;
 
 /// A teacher whose evaluations spread over a few hundred centipawns: random weights scaled up
 /// from their initial range so the hidden layer uses all of SCReLU's range.
-pub fn teacher<const N: usize>(seed: u64) -> Model<N> {
-    let mut teacher = Model::<N>::random(seed);
+pub fn teacher<const N: usize>(seed: u64, buckets: usize) -> Model<N> {
+    let mut teacher = Model::<N>::random(seed, buckets);
     let (features, output) = teacher.params.split_at_mut(Model::<N>::OUTPUT_WEIGHTS);
     features.iter_mut().for_each(|w| *w *= 8.0);
     output.iter_mut().for_each(|w| *w *= 4.0);
@@ -65,7 +65,7 @@ pub fn label(board: &Board, teacher: &Model<64>) -> ChessBoard {
 
 /// `count` labelled positions.
 pub fn dataset(count: usize, seed: u64) -> Vec<ChessBoard> {
-    let teacher = teacher::<64>(seed ^ 0x07EA_C4E5);
+    let teacher = teacher::<64>(seed ^ 0x07EA_C4E5, 1);
     let mut records = Vec::with_capacity(count);
     random_walk(count, seed, |board| records.push(label(board, &teacher)));
     records

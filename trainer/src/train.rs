@@ -59,8 +59,9 @@ impl<'d, const N: usize, P: RowFormat> Trainer<'d, N, P> {
             .num_threads(threads)
             .build()
             .map_err(|e| TrainerError::Config(format!("cannot start {threads} threads: {e}")))?;
+        let (len, buckets) = (model.params.len(), model.buckets);
         Ok(Self {
-            adam: AdamW::new(Model::<N>::LEN),
+            adam: AdamW::new(len),
             blocked: BlockedWeights::new(&model),
             model,
             step: 0,
@@ -70,11 +71,11 @@ impl<'d, const N: usize, P: RowFormat> Trainer<'d, N, P> {
             pool,
             workers: (0..threads)
                 .map(|_| Worker {
-                    grads: Gradients::new(),
+                    grads: Gradients::new(buckets),
                     loss: 0.0,
                 })
                 .collect(),
-            summed: vec![0.0; Model::<N>::LEN],
+            summed: vec![0.0; len],
         })
     }
 
@@ -142,7 +143,7 @@ impl<'d, const N: usize, P: RowFormat> Trainer<'d, N, P> {
         let stretch = ROWS_PER_UPDATE * N;
         let workers = &self.workers;
         let mut runs = self.blocked.row_runs(ROWS_PER_UPDATE);
-        runs.resize_with(Model::<N>::LEN.div_ceil(stretch), Vec::new);
+        runs.resize_with(self.model.params.len().div_ceil(stretch), Vec::new);
         let params = self.model.params.par_chunks_mut(stretch);
         let momentum = self.adam.momentum.par_chunks_mut(stretch);
         let velocity = self.adam.velocity.par_chunks_mut(stretch);

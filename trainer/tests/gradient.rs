@@ -11,8 +11,9 @@ use trainer::synthetic;
 const N: usize = 128;
 const INPUTS: usize = 768;
 
-/// Σ (sigmoid(output) − target)² over the positions, in f64, written from the definition.
-fn reference_loss(params: &[f64], positions: &[(Features, f32)]) -> f64 {
+/// Σ (sigmoid(output) − target)² over the positions, in f64, written from the definition: the
+/// output layer is the bucket's, bucket (pieces − 2) / ⌈32 / B⌉ as bullet's `MaterialCount<B>`.
+fn reference_loss(params: &[f64], buckets: usize, positions: &[(Features, f32)]) -> f64 {
     let screlu = |x: f64| x.clamp(0.0, 1.0).powi(2);
     let hidden = |active: &[u16]| -> Vec<f64> {
         (0..N)
@@ -29,11 +30,12 @@ fn reference_loss(params: &[f64], positions: &[(Features, f32)]) -> f64 {
         .iter()
         .map(|(features, target)| {
             let (stm, ntm) = (hidden(features.stm()), hidden(features.ntm()));
-            let out_weights = &params[INPUTS * N + N..];
+            let bucket = (features.stm().len() - 2) / 32usize.div_ceil(buckets);
+            let out_weights = &params[INPUTS * N + N + 2 * N * bucket..];
             let output = (0..N)
                 .map(|i| screlu(stm[i]) * out_weights[i] + screlu(ntm[i]) * out_weights[N + i])
                 .sum::<f64>()
-                + params[INPUTS * N + 3 * N];
+                + params[INPUTS * N + N + 2 * N * buckets + bucket];
             let prediction = 1.0 / (1.0 + (-output).exp());
             (prediction - f64::from(*target)).powi(2)
         })
@@ -51,7 +53,7 @@ fn positions(count: usize, seed: u64) -> Vec<(Features, f32)> {
 }
 
 fn gradients<P: RowFormat>(model: &Model<N>, positions: &[(Features, f32)]) -> Gradients<N, P> {
-    let mut grads = Gradients::<N, P>::new();
+    let mut grads = Gradients::<N, P>::new(model.buckets);
     backprop(model, &BlockedWeights::new(model), positions, &mut grads);
     grads
 }
@@ -59,16 +61,39 @@ fn gradients<P: RowFormat>(model: &Model<N>, positions: &[(Features, f32)]) -> G
 #[test]
 fn backprop_matches_finite_differences() {
     // Scaled up so many hidden units sit inside SCReLU's curved range and the output is not tiny.
-    let model = synthetic::teacher::<N>(3);
-    let positions = positions(12, 5);
-    let grads = gradients::<F32Rows>(&model, &positions);
+    let model = synthetic::teacher::<N>(3, 1);
+    finite_differences(&model, &positions(12, 5));
+}
 
+/// With 8 output buckets, over positions of several piece counts: each bucket's output weights
+/// and bias get the gradients of its own positions only, and unused buckets none.
+#[test]
+fn bucketed_backprop_matches_finite_differences() {
+    let model = synthetic::teacher::<N>(6, 8);
+    let mut positions = positions(8, 5);
+    // Thinned out to other piece counts (the net does not need legal positions).
+    for (k, (features, _)) in positions.iter_mut().enumerate() {
+        assert!(features.len >= 31);
+        features.len = [31, 29, 22, 17, 12, 9, 6, 3][k];
+    }
+    let grads = gradients::<F32Rows>(&model, &positions);
+    let used: Vec<usize> = positions.iter().map(|(f, _)| model.bucket(f)).collect();
+    assert_eq!(used, [7, 6, 5, 3, 2, 1, 1, 0]);
+    // Bucket 4 has no position: its output weights and bias get no gradient.
+    let bucket_4 = Model::<N>::OUTPUT_WEIGHTS + 2 * N * 4;
+    assert!((bucket_4..bucket_4 + 2 * N).all(|i| grads.get(i) == 0.0));
+    assert_eq!(grads.get(Model::<N>::output_bias(8) + 4), 0.0);
+    finite_differences(&model, &positions);
+}
+
+fn finite_differences(model: &Model<N>, positions: &[(Features, f32)]) {
+    let grads = gradients::<F32Rows>(model, positions);
     let params: Vec<f64> = model.params.iter().map(|&w| f64::from(w)).collect();
     let touched_row = positions[0].0.stm()[0] as usize;
     let mut checked = 0;
     let candidates = (0..N)
         .map(|i| touched_row * N + i)
-        .chain(Model::<N>::FEATURE_BIAS..Model::<N>::LEN)
+        .chain(Model::<N>::FEATURE_BIAS..Model::<N>::param_count(model.buckets))
         .chain([positions[3].0.ntm()[5] as usize * N + 7]);
     for index in candidates {
         let h = 1e-5;
@@ -76,8 +101,8 @@ fn backprop_matches_finite_differences() {
         plus[index] += h;
         let mut minus = params.clone();
         minus[index] -= h;
-        let numeric =
-            (reference_loss(&plus, &positions) - reference_loss(&minus, &positions)) / (2.0 * h);
+        let loss = |params: &[f64]| reference_loss(params, model.buckets, positions);
+        let numeric = (loss(&plus) - loss(&minus)) / (2.0 * h);
         let analytic = f64::from(grads.get(index));
         let tolerance = 1e-4 + 2e-3 * numeric.abs();
         assert!(
@@ -87,7 +112,7 @@ fn backprop_matches_finite_differences() {
         checked += 1;
     }
     assert!(checked > 4 * N);
-    let nonzero = all(&grads).iter().filter(|g| **g != 0.0).count();
+    let nonzero = all(model, &grads).iter().filter(|g| **g != 0.0).count();
     assert!(
         nonzero > 2 * N,
         "the check must not pass on an all-zero gradient"
@@ -102,7 +127,7 @@ fn backprop_matches_finite_differences() {
 /// terms' magnitudes; with errors of both signs it stays far below (0.07 % here).
 #[test]
 fn bf16_gradients_are_the_f32_ones_up_to_rounding() {
-    let mut model = synthetic::teacher::<N>(3);
+    let mut model = synthetic::teacher::<N>(3, 1);
     for w in &mut model.params {
         *w = f32::from_bits(bf16_bits(*w) << 16);
     }
@@ -112,7 +137,7 @@ fn bf16_gradients_are_the_f32_ones_up_to_rounding() {
         gradients::<Bf16Rows>(&model, &positions),
     );
     assert_eq!(wide.touched, narrow.touched);
-    let (wide, narrow) = (all(&wide), all(&narrow));
+    let (wide, narrow) = (all(&model, &wide), all(&model, &narrow));
     let dense = Model::<N>::FEATURE_BIAS;
     assert_eq!(wide[dense..], narrow[dense..]);
     let norm =
@@ -135,11 +160,11 @@ fn bf16_gradients_are_the_f32_ones_up_to_rounding() {
 /// On weights as training leaves them (not bf16 values), the gradient stays close to f32's.
 #[test]
 fn bf16_gradients_stay_close_on_arbitrary_weights() {
-    let model = synthetic::teacher::<N>(4);
+    let model = synthetic::teacher::<N>(4, 1);
     let positions = positions(2 * CHUNK, 6);
     let (wide, narrow) = (
-        all(&gradients::<F32Rows>(&model, &positions)),
-        all(&gradients::<Bf16Rows>(&model, &positions)),
+        all(&model, &gradients::<F32Rows>(&model, &positions)),
+        all(&model, &gradients::<Bf16Rows>(&model, &positions)),
     );
     let error: f64 = wide
         .iter()
@@ -161,16 +186,16 @@ fn clearing_resets_touched_rows_and_dense_layers() {
 }
 
 fn clearing_resets<P: RowFormat>() {
-    let model = synthetic::teacher::<N>(1);
+    let model = synthetic::teacher::<N>(1, 8);
     let weights = BlockedWeights::new(&model);
-    let mut grads = Gradients::<N, P>::new();
+    let mut grads = Gradients::<N, P>::new(8);
     synthetic::random_walk(3, 1, |board| {
         let position = (Features::of(&synthetic::to_record(board)), 0.3);
         backprop(&model, &weights, &[position], &mut grads);
     });
-    assert!(all(&grads).iter().any(|&g| g != 0.0));
+    assert!(all(&model, &grads).iter().any(|&g| g != 0.0));
     grads.clear();
-    assert!(all(&grads).iter().all(|&g| g == 0.0));
+    assert!(all(&model, &grads).iter().all(|&g| g == 0.0));
     assert!(grads.touched.iter().all(|&t| !t));
 }
 
@@ -181,7 +206,8 @@ fn chunked_backprop_sums_the_per_position_gradients() {
 }
 
 fn chunked_backprop_sums<P: RowFormat>() {
-    let model = synthetic::teacher::<N>(2);
+    // With buckets: a chunk's positions spread over several.
+    let model = synthetic::teacher::<N>(2, 8);
     let mut positions = Vec::new();
     // More than one chunk, ending in a partial one.
     synthetic::random_walk(2 * CHUNK + 37, 9, |board| {
@@ -189,9 +215,9 @@ fn chunked_backprop_sums<P: RowFormat>() {
         positions.push((Features::of(&synthetic::to_record(board)), target));
     });
     let weights = BlockedWeights::new(&model);
-    let mut together = Gradients::<N, P>::new();
+    let mut together = Gradients::<N, P>::new(8);
     let loss_together = backprop(&model, &weights, &positions, &mut together);
-    let mut one_by_one = Gradients::<N, P>::new();
+    let mut one_by_one = Gradients::<N, P>::new(8);
     let loss_one_by_one: f64 = positions
         .iter()
         .map(|position| {
@@ -205,7 +231,7 @@ fn chunked_backprop_sums<P: RowFormat>() {
         .sum();
     assert!((loss_together - loss_one_by_one).abs() < 1e-6 * loss_one_by_one);
     assert_eq!(together.touched, one_by_one.touched);
-    let (together, one_by_one) = (all(&together), all(&one_by_one));
+    let (together, one_by_one) = (all(&model, &together), all(&model, &one_by_one));
     let scale = one_by_one.iter().fold(0.0f32, |m, g| m.max(g.abs()));
     assert!(scale > 0.0);
     for (i, (a, b)) in together.iter().zip(&one_by_one).enumerate() {
@@ -214,6 +240,6 @@ fn chunked_backprop_sums<P: RowFormat>() {
 }
 
 /// Every parameter's gradient, in `Model::params` order.
-fn all<P: RowFormat>(grads: &Gradients<N, P>) -> Vec<f32> {
-    (0..Model::<N>::LEN).map(|i| grads.get(i)).collect()
+fn all<P: RowFormat>(model: &Model<N>, grads: &Gradients<N, P>) -> Vec<f32> {
+    (0..model.params.len()).map(|i| grads.get(i)).collect()
 }

@@ -1,6 +1,6 @@
 //! A run interrupted at a checkpoint and resumed ends bit-identical to an uninterrupted run, in
-//! either precision. The run trains a width other than the engine's, as a generation that grows
-//! N does.
+//! either precision, with or without output buckets. The run trains a width other than the
+//! engine's, as a generation that grows N does.
 
 use std::path::PathBuf;
 
@@ -21,12 +21,12 @@ fn temp_dir(name: &str) -> PathBuf {
 
 #[test]
 fn checkpoint_and_resume_match_an_uninterrupted_run() {
-    resume_matches(Precision::Bf16);
-    resume_matches(Precision::F32);
+    resume_matches(Precision::Bf16, 1);
+    resume_matches(Precision::F32, 8);
 }
 
-fn resume_matches(precision: Precision) {
-    let dir = temp_dir(&format!("resume-{precision}"));
+fn resume_matches(precision: Precision, buckets: usize) {
+    let dir = temp_dir(&format!("resume-{precision}-{buckets}"));
     let data = dir.join("data.bin");
     write_bulletformat(&data, &synthetic::dataset(6_000, 3)).unwrap();
     let hidden = if patina::nnue::HIDDEN == 256 {
@@ -37,6 +37,7 @@ fn resume_matches(precision: Precision) {
     let config = Config {
         net_id: "t".into(),
         hidden,
+        buckets,
         precision,
         data: vec![data],
         out_dir: dir.join("full"),
@@ -81,9 +82,12 @@ fn resume_matches(precision: Precision) {
     let log = std::fs::read_to_string(config.out_dir.join("log.csv")).unwrap();
     assert_eq!(log.lines().count(), 5, "{log}");
 
-    // bullet's file for that width: 2·(771·N + 1) bytes, padded to a multiple of 64.
+    // bullet's file for that shape: 2·(769·N + B·(2N + 1)) bytes, padded to a multiple of 64.
     let size = std::fs::metadata(&net).unwrap().len() as usize;
-    assert_eq!(size, (1542 * hidden + 2).div_ceil(64) * 64);
+    assert_eq!(
+        size,
+        (2 * (769 * hidden + buckets * (2 * hidden + 1))).div_ceil(64) * 64
+    );
 
     // Resumed from a copy, which writes beside itself, not into the run it came from.
     let copy = dir.join("resumed").join("t-2.ckpt");
@@ -92,8 +96,10 @@ fn resume_matches(precision: Precision) {
     let checkpoint = Checkpoint::load(&copy).unwrap();
     assert_eq!(checkpoint.step, 12);
     assert_eq!(checkpoint.hidden, hidden as u64);
+    assert_eq!(checkpoint.buckets, buckets as u64);
     assert_eq!(checkpoint.precision, precision);
     let resumed_config = checkpoint.resume_config(&copy, None).unwrap();
+    assert_eq!(resumed_config.buckets, buckets);
     assert_eq!(resumed_config.out_dir, dir.join("resumed"));
     let elsewhere = dir.join("elsewhere");
     assert_eq!(

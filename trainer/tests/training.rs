@@ -1,9 +1,11 @@
 //! Training end to end on generated data: the loss falls in either precision, runs are
-//! reproducible, the engine reads the quantised net and agrees with the float net, and NaN
-//! stops training.
+//! reproducible, the engine reads the quantised net and agrees with the float net (with output
+//! buckets too, bucket by bucket), and NaN stops training.
 
-use patina::nnue::{AccumulatorStack, Network, HIDDEN, SCALE};
+use patina::nnue::{AccumulatorStack, Network, HIDDEN, QA, QB, SCALE};
 use patina::Board;
+use rand_xoshiro::rand_core::{RngCore, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
 use trainer::backprop::BlockedWeights;
 use trainer::error::TrainerError;
 use trainer::features::Features;
@@ -24,7 +26,7 @@ fn trained<P: RowFormat>(
 ) -> (Model<HIDDEN>, Vec<f64>, f64, f64) {
     let split = Split::new(data.len(), 2000, 11).unwrap();
     let mut trainer =
-        Trainer::<HIDDEN, P>::new(Model::random(11), data, split, BATCH, threads).unwrap();
+        Trainer::<HIDDEN, P>::new(Model::random(11, 1), data, split, BATCH, threads).unwrap();
     let before = trainer.validation_loss(0.3).unwrap();
     let losses = (0..steps)
         .map(|_| trainer.train_batch(0.002, 0.3).unwrap())
@@ -67,6 +69,119 @@ fn loss_falls_and_the_engine_agrees_with_the_float_net() {
     );
 }
 
+/// Positions of every piece count from 2 to 32: both kings of the start position and a random
+/// choice of its other pieces, on their start squares. From there no piece attacks a king,
+/// whatever else is gone, so every such position is legal.
+fn thinned_start_positions(per_count: usize, seed: u64) -> Vec<Board> {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let start: Vec<(usize, char)> = "RNBQKBNRPPPPPPPP"
+        .chars()
+        .enumerate()
+        .chain(
+            "pppppppprnbqkbnr"
+                .chars()
+                .enumerate()
+                .map(|(i, c)| (i + 48, c)),
+        )
+        .collect();
+    let mut boards = Vec::new();
+    for pieces in 2..=32 {
+        for k in 0..per_count {
+            let mut others: Vec<_> = start
+                .iter()
+                .filter(|(_, c)| *c != 'K' && *c != 'k')
+                .collect();
+            while others.len() > pieces - 2 {
+                others.swap_remove((rng.next_u64() % others.len() as u64) as usize);
+            }
+            let mut squares = [None; 64];
+            for &(square, piece) in others.into_iter().chain([&(4, 'K'), &(60, 'k')]) {
+                squares[square] = Some(piece);
+            }
+            let ranks: Vec<String> = squares
+                .chunks(8)
+                .rev()
+                .map(|rank| {
+                    let mut text = String::new();
+                    let mut empty = 0;
+                    for square in rank {
+                        match square {
+                            Some(piece) => {
+                                if empty > 0 {
+                                    text.push_str(&empty.to_string());
+                                    empty = 0;
+                                }
+                                text.push(*piece);
+                            }
+                            None => empty += 1,
+                        }
+                    }
+                    if empty > 0 {
+                        text.push_str(&empty.to_string());
+                    }
+                    text
+                })
+                .collect();
+            let side = if k % 2 == 0 { "w" } else { "b" };
+            let board = Board::from_fen(&format!("{} {side} - - 0 1", ranks.join("/"))).unwrap();
+            assert_eq!(board.occupied().count() as usize, pieces);
+            boards.push(board);
+        }
+    }
+    boards
+}
+
+/// The model's one bucket as a net without buckets: the float output through that bucket.
+fn only_bucket(model: &Model<HIDDEN>, bucket: usize) -> Model<HIDDEN> {
+    let weights = Model::<HIDDEN>::OUTPUT_WEIGHTS + 2 * HIDDEN * bucket;
+    let mut params = model.params[..Model::<HIDDEN>::OUTPUT_WEIGHTS].to_vec();
+    params.extend_from_slice(&model.params[weights..weights + 2 * HIDDEN]);
+    params.push(model.params[Model::<HIDDEN>::output_bias(model.buckets) + bucket]);
+    Model::from_params(params, 1).unwrap()
+}
+
+/// A net with 8 output buckets, quantised by the trainer and loaded by the engine: the engine's
+/// evaluation equals the float forward pass, bucket by bucket, and is far from what any other
+/// bucket would give, so each piece count reads its own bucket. The weights are put on the
+/// quantisation grid first, so that what is left is the engine's integer division, under a
+/// centipawn or two, rather than rounding (tens of centipawns for this teacher), which would
+/// hide a small error.
+#[test]
+fn the_engine_agrees_with_the_float_net_in_every_bucket() {
+    const BUCKETS: usize = 8;
+    let mut model = synthetic::teacher::<HIDDEN>(17, BUCKETS);
+    let output_bias = Model::<HIDDEN>::output_bias(BUCKETS);
+    for (i, w) in model.params.iter_mut().enumerate() {
+        let scale = match i {
+            i if i < Model::<HIDDEN>::OUTPUT_WEIGHTS => QA,
+            i if i < output_bias => QB,
+            _ => QA * QB,
+        } as f32;
+        *w = (*w * scale).round() / scale;
+    }
+    let net = Network::from_bytes(&quantise(&model)).unwrap();
+    assert_eq!(net.buckets(), BUCKETS);
+    let mut worst = [0.0f32; BUCKETS];
+    let (mut other_buckets, mut compared) = (0.0f32, 0);
+    for board in thinned_start_positions(6, 3) {
+        let features = Features::of(&synthetic::to_record(&board));
+        let bucket = (board.occupied().count() as usize - 2) / 4;
+        assert_eq!(model.bucket(&features), bucket);
+        let float_cp = model.forward(&features) * SCALE as f32;
+        let engine_cp = AccumulatorStack::new(&net, &board).evaluate(&net, board.side_to_move());
+        worst[bucket] = worst[bucket].max((float_cp - engine_cp as f32).abs());
+        for other in (0..BUCKETS).filter(|&b| b != bucket) {
+            let other_cp = only_bucket(&model, other).forward(&features) * SCALE as f32;
+            other_buckets += (other_cp - engine_cp as f32).abs();
+            compared += 1;
+        }
+    }
+    let other_buckets = other_buckets / compared as f32;
+    eprintln!("engine vs float, worst per bucket: {worst:.2?} cp; other buckets {other_buckets:.1} cp away on average");
+    assert!(worst.iter().all(|&w| w <= 2.0), "{worst:?}");
+    assert!(other_buckets > 50.0, "{other_buckets}");
+}
+
 fn loss_falls<P: RowFormat>(data: &Dataset) -> Model<HIDDEN> {
     let (model, losses, before, after) = trained::<P>(data, 400, 2);
     let early = losses[..10].iter().sum::<f64>() / 10.0;
@@ -96,8 +211,8 @@ fn identical_weights<P: RowFormat>() {
 #[test]
 fn a_nan_loss_is_an_error_not_a_panic() {
     let data = Dataset::from_boards(synthetic::dataset(1_000, 2));
-    let mut model = Model::<HIDDEN>::random(0);
-    model.params[Model::<HIDDEN>::OUTPUT_BIAS] = f32::NAN;
+    let mut model = Model::<HIDDEN>::random(0, 1);
+    model.params[Model::<HIDDEN>::output_bias(1)] = f32::NAN;
     let split = Split::new(data.len(), 0, 0).unwrap();
     let mut trainer = Trainer::<HIDDEN, Bf16Rows>::new(model, &data, split, 64, 2).unwrap();
     assert!(matches!(

@@ -77,17 +77,28 @@ impl FeatureDelta {
 /// One pair of accumulators per ply of the current line. Making a move writes the next
 /// entry from the current one; unmaking just steps back; a null move shares its parent's.
 pub struct AccumulatorStack {
-    entries: Vec<[Accumulator; 2]>,
+    entries: Vec<Entry>,
     top: usize,
+}
+
+/// A ply's accumulators and its piece count, which picks the output bucket. The count is
+/// carried along with the features the move changes, so evaluating needs no board.
+#[derive(Clone, Copy)]
+struct Entry {
+    accumulators: [Accumulator; 2],
+    pieces: usize,
 }
 
 impl AccumulatorStack {
     pub fn new(net: &Network, board: &Board) -> Self {
         let mut stack = Self {
             entries: vec![
-                [Accumulator {
-                    values: [0; HIDDEN]
-                }; 2];
+                Entry {
+                    accumulators: [Accumulator {
+                        values: [0; HIDDEN]
+                    }; 2],
+                    pieces: 0,
+                };
                 256
             ],
             top: 0,
@@ -98,7 +109,10 @@ impl AccumulatorStack {
 
     /// Recomputes the current entry from the board.
     pub fn refresh(&mut self, net: &Network, board: &Board) {
-        self.entries[self.top] = Color::BOTH.map(|c| Accumulator::refresh(net, board, c));
+        self.entries[self.top] = Entry {
+            accumulators: Color::BOTH.map(|c| Accumulator::refresh(net, board, c)),
+            pieces: board.occupied().count() as usize,
+        };
     }
 
     /// Call before `board.make_move(mv)`, with the board as it is before the move.
@@ -109,13 +123,18 @@ impl AccumulatorStack {
         }
         let (done, rest) = self.entries.split_at_mut(self.top + 1);
         let (parent, child) = (&done[self.top], &mut rest[0]);
+        // A capture removes one feature more than it adds; every other move as many as it adds.
+        child.pieces = parent.pieces + delta.n_added - delta.n_removed;
         for perspective in Color::BOTH {
             let p = perspective.index();
             let row = |(piece, sq): (Piece, Square)| {
                 &net.feature_weights[feature_index(perspective, piece, sq)]
             };
             let (add0, sub0) = (row(delta.added[0]), row(delta.removed[0]));
-            let (output, input) = (&mut child[p].values, &parent[p].values);
+            let (output, input) = (
+                &mut child.accumulators[p].values,
+                &parent.accumulators[p].values,
+            );
             match (delta.n_added, delta.n_removed) {
                 (1, 1) => Active::add_sub(output, input, add0, sub0),
                 (1, _) => Active::add_sub_sub(output, input, add0, sub0, row(delta.removed[1])),
@@ -138,15 +157,23 @@ impl AccumulatorStack {
 
     /// Both perspectives' accumulators for the position at the top of the stack.
     pub fn current(&self) -> &[Accumulator; 2] {
-        &self.entries[self.top]
+        &self.entries[self.top].accumulators
+    }
+
+    /// Pieces on the board at the top of the stack, kings included.
+    pub fn pieces(&self) -> usize {
+        self.entries[self.top].pieces
     }
 
     /// Static evaluation in centipawns for the side to move.
     pub fn evaluate(&self, net: &Network, side_to_move: Color) -> i32 {
-        let [white, black] = &self.entries[self.top];
+        let Entry {
+            accumulators: [white, black],
+            pieces,
+        } = &self.entries[self.top];
         match side_to_move {
-            Color::White => net.evaluate(white, black),
-            Color::Black => net.evaluate(black, white),
+            Color::White => net.evaluate(white, black, *pieces),
+            Color::Black => net.evaluate(black, white, *pieces),
         }
     }
 }

@@ -1,4 +1,6 @@
-//! The evaluation: a 768→N×2→1 network with SCReLU, quantised to i16, in bullet's file layout.
+//! The evaluation: a 768→N×2→B network with SCReLU, quantised to i16, in bullet's file layout.
+//! Of its B outputs (output buckets) one is computed, chosen by the number of pieces on the
+//! board; B = 1 is a plain 768→N×2→1 net.
 //!
 //! This module is the single definition of the network's shape, quantisation and feature
 //! index; the trainer and datagen import it from here.
@@ -20,6 +22,9 @@ pub const HIDDEN: usize = include!(concat!(env!("OUT_DIR"), "/hidden.rs"));
 /// Quantisation of the feature layer (weights and biases ×QA) and of the output weights (×QB).
 pub const QA: i32 = 255;
 pub const QB: i32 = 64;
+/// The most output buckets a net may have: at 32 `output_bucket` already gives each piece count
+/// its own bucket, so with more some could never be chosen.
+pub const MAX_BUCKETS: usize = 32;
 /// Network output 1.0 corresponds to this many centipawns (sigmoid(cp / SCALE) is the win probability).
 pub const SCALE: i32 = 400;
 
@@ -29,4 +34,12 @@ pub const SCALE: i32 = 400;
 pub fn feature_index(perspective: Color, piece: Piece, sq: Square) -> usize {
     let relative_color = (piece.color() != perspective) as usize;
     384 * relative_color + 64 * piece.piece_type().index() + sq.relative_to(perspective).index()
+}
+
+/// bullet's `MaterialCount<B>` output bucket of a position with `pieces` pieces, kings included:
+/// the piece counts from 2 up are cut into runs of ⌈32 / B⌉, fewest pieces in bucket 0. The one
+/// definition, used by the engine and the trainer alike.
+#[inline]
+pub fn output_bucket(pieces: usize, buckets: usize) -> usize {
+    pieces.saturating_sub(2) / 32usize.div_ceil(buckets)
 }

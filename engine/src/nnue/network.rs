@@ -1,6 +1,5 @@
 use std::path::Path;
 
-use bytemuck::{Pod, Zeroable};
 use rand_xoshiro::{
     rand_core::{RngCore, SeedableRng},
     Xoshiro256PlusPlus,
@@ -8,31 +7,47 @@ use rand_xoshiro::{
 use thiserror::Error;
 
 use super::simd::{Active, Kernels};
-use super::{Accumulator, HIDDEN, INPUTS, QA, QB, SCALE};
+use super::{output_bucket, Accumulator, HIDDEN, INPUTS, MAX_BUCKETS, QA, QB, SCALE};
 
-/// The quantised network exactly as bullet writes it: little-endian i16 throughout, in this
-/// order, then padding up to a multiple of 64 bytes (zeros, or bullet's "bulletbullet…").
-#[repr(C)]
-#[derive(Clone, Copy, Pod, Zeroable)]
+/// The quantised network, read from bullet's file layout: little-endian i16 throughout, the
+/// weight fields in this order, then padding up to a multiple of 64 bytes (zeros, or bullet's
+/// "bulletbullet…"). B output buckets (`MaterialCount<B>`; B = 1 is a net without buckets)
+/// make the file `2·(769·N + B·(2N + 1))` bytes before padding, so for a given N the size
+/// tells B.
+#[derive(Clone)]
 pub struct Network {
-    /// One row of N weights per input feature (×QA).
-    pub feature_weights: [[i16; HIDDEN]; INPUTS],
+    /// One row of N weights per input feature (×QA). Boxed: it is most of the file.
+    pub feature_weights: Box<[[i16; HIDDEN]; INPUTS]>,
     pub feature_bias: [i16; HIDDEN],
-    /// First N weights for the side to move's accumulator, then N for the opponent's (×QB).
-    pub output_weights: [i16; 2 * HIDDEN],
-    pub output_bias: i16,
+    /// Per bucket, first N weights for the side to move's accumulator, then N for the
+    /// opponent's (×QB): bullet's `l1w` transposed, so a bucket's weights are contiguous.
+    pub output_weights: Vec<[i16; 2 * HIDDEN]>,
+    /// Per bucket (×QA·QB).
+    pub output_bias: Vec<i16>,
+    /// The bucket of each piece count up to 32, worked out once rather than per evaluation.
+    bucket_of: [usize; 33],
 }
 
-// The file's bytes are the struct's, read and written as they lie in memory.
+// The file's bytes are read and written as the weights lie in memory.
 #[cfg(target_endian = "big")]
 compile_error!("net files are little-endian; a big-endian build would read every weight swapped");
 
-const UNPADDED_SIZE: usize = std::mem::size_of::<Network>();
+/// Bytes of the feature layer, the part of the file that does not depend on B.
+const FEATURE_BYTES: usize = 2 * (INPUTS * HIDDEN + HIDDEN);
+/// Bytes each output bucket adds: its 2N weights and its bias.
+const BUCKET_BYTES: usize = 2 * (2 * HIDDEN + 1);
 /// bullet fills the padding of the files it saves with these letters, repeated.
 const BULLET_PADDING: &[u8] = b"bullet";
-/// bullet pads the file to a multiple of 64 bytes.
-const FILE_SIZE: usize = UNPADDED_SIZE.div_ceil(64) * 64;
-const _: () = assert!(UNPADDED_SIZE == 2 * (INPUTS * HIDDEN + HIDDEN + 2 * HIDDEN + 1));
+
+/// The unpadded and padded file sizes of a net with `buckets` output buckets.
+const fn unpadded_size(buckets: usize) -> usize {
+    FEATURE_BYTES + buckets * BUCKET_BYTES
+}
+const fn file_size(buckets: usize) -> usize {
+    unpadded_size(buckets).div_ceil(64) * 64
+}
+// Each bucket adds more than the padding can hide, so a size has at most one B.
+const _: () = assert!(BUCKET_BYTES > 64);
 
 /// The default net, chosen at build time (`EVALFILE` overrides the file `nets/DEFAULT` names).
 static EMBEDDED_NET: &[u8] = include_bytes!(env!("PATINA_EVALFILE"));
@@ -43,18 +58,23 @@ pub enum NetworkError {
     #[error("cannot read net file: {0}")]
     Io(#[from] std::io::Error),
     #[error(
-        "net file has {found} bytes but a 768→{hidden}x2→1 net in bullet's layout has {expected} \
-         (this engine was built with N = {hidden})"
+        "net file has {found} bytes but a 768→{hidden}x2→B net in bullet's layout has \
+         2·(769·{hidden} + B·(2·{hidden} + 1)) bytes padded to 64: {expected} without output \
+         buckets (B = 1), {bucketed} with 8 (this engine was built with N = {hidden})",
+        expected = file_size(1),
+        bucketed = file_size(8)
     )]
-    WrongSize {
-        found: usize,
-        expected: usize,
-        hidden: usize,
-    },
+    WrongSize { found: usize, hidden: usize },
     #[error(
-        "net file's padding after byte {UNPADDED_SIZE} is neither zeros nor bullet's: not a net in bullet's layout"
+        "net file's size fits {buckets} output buckets, but bullet's MaterialCount buckets \
+         split 2 to 32 pieces into 1 to {MAX_BUCKETS}"
     )]
-    BadPadding,
+    BucketCount { buckets: usize },
+    #[error(
+        "net file's padding after its {unpadded} bytes of weights is neither zeros nor bullet's: \
+         not a net in bullet's layout"
+    )]
+    BadPadding { unpadded: usize },
     #[error(
         "net file's output weight {index} is {value}, outside ±{MAX_OUTPUT_WEIGHT}: the engine's \
          16-bit activation × weight product would overflow (bullet's ±1.98 clipping keeps it inside)"
@@ -66,10 +86,10 @@ pub enum NetworkError {
     )]
     AccumulatorRange { neuron: usize, reach: i32 },
     #[error(
-        "net file's output weights of perspective {perspective} are too large together: with every \
-         activation saturated its i32 dot product would overflow"
+        "net file's output weights of bucket {bucket}, perspective {perspective}, are too large \
+         together: with every activation saturated its i32 dot product would overflow"
     )]
-    DotProductRange { perspective: usize },
+    DotProductRange { bucket: usize, perspective: usize },
 }
 
 /// |w| ≤ 128 keeps clamp(x, 0, QA)·w within i16, which `screlu_dot` relies on.
@@ -86,9 +106,9 @@ fn dot_product_fits(weights: &[i16]) -> bool {
 }
 
 /// Refuses weights the integer inference cannot compute exactly. Works for any hidden width N
-/// (the length of `feature_bias`), so the trainer can vet a net wider than this build reads.
-/// Checked: the accumulators, the 16-bit activation × weight product and each perspective's
-/// i32 dot product.
+/// (the length of `feature_bias`) and any number of buckets (`output_weights` holds 2N per
+/// bucket), so the trainer can vet a net wider than this build reads. Checked: the
+/// accumulators, the 16-bit activation × weight product and each bucket's two i32 dot products.
 pub fn check_ranges(
     feature_weights: &[i16],
     feature_bias: &[i16],
@@ -96,7 +116,7 @@ pub fn check_ranges(
 ) -> Result<(), NetworkError> {
     let hidden = feature_bias.len();
     debug_assert_eq!(feature_weights.len(), INPUTS * hidden);
-    debug_assert_eq!(output_weights.len(), 2 * hidden);
+    debug_assert_eq!(output_weights.len() % (2 * hidden), 0);
     if let Some((index, &value)) = output_weights
         .iter()
         .enumerate()
@@ -116,11 +136,14 @@ pub fn check_ranges(
             return Err(NetworkError::AccumulatorRange { neuron, reach });
         }
     }
-    if let Some(perspective) = output_weights
+    if let Some(half) = output_weights
         .chunks(hidden)
         .position(|weights| !dot_product_fits(weights))
     {
-        return Err(NetworkError::DotProductRange { perspective });
+        return Err(NetworkError::DotProductRange {
+            bucket: half / 2,
+            perspective: half % 2,
+        });
     }
     Ok(())
 }
@@ -128,29 +151,40 @@ pub fn check_ranges(
 impl Network {
     /// Parses a net file, refusing anything that is not exactly this architecture's layout.
     pub fn from_bytes(bytes: &[u8]) -> Result<Box<Self>, NetworkError> {
-        if bytes.len() != FILE_SIZE {
+        // The padding is under 64 bytes and a bucket adds more, so rounding down gives the one
+        // B that can fit; the size must then match it exactly.
+        let buckets = bytes.len().saturating_sub(FEATURE_BYTES) / BUCKET_BYTES;
+        if buckets == 0 || bytes.len() != file_size(buckets) {
             return Err(NetworkError::WrongSize {
                 found: bytes.len(),
-                expected: FILE_SIZE,
                 hidden: HIDDEN,
             });
         }
-        let padding = &bytes[UNPADDED_SIZE..];
+        if buckets > MAX_BUCKETS {
+            return Err(NetworkError::BucketCount { buckets });
+        }
+        let unpadded = unpadded_size(buckets);
+        let padding = &bytes[unpadded..];
         let zeros = padding.iter().all(|&b| b == 0);
         let bullets = padding
             .iter()
             .eq(BULLET_PADDING.iter().cycle().take(padding.len()));
         if !(zeros || bullets) {
-            return Err(NetworkError::BadPadding);
+            return Err(NetworkError::BadPadding { unpadded });
         }
-        let mut net: Box<Self> = bytemuck::zeroed_box();
-        bytemuck::bytes_of_mut(net.as_mut()).copy_from_slice(&bytes[..UNPADDED_SIZE]);
+        let mut net = Self::zeroed(buckets);
+        let mut values = bytes[..unpadded]
+            .chunks_exact(2)
+            .map(|b| i16::from_le_bytes([b[0], b[1]]));
+        for w in net.weights_mut() {
+            *w = values.next().expect("the size was checked");
+        }
         // The right size can still hold weights the integer inference cannot compute exactly
         // (another trainer's clipping, or not a net at all): refuse them rather than misevaluate.
         check_ranges(
             net.feature_weights.as_flattened(),
             &net.feature_bias,
-            &net.output_weights,
+            net.output_weights.as_flattened(),
         )?;
         Ok(net)
     }
@@ -166,18 +200,58 @@ impl Network {
 
     /// The file bytes, padding included.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut bytes = bytemuck::bytes_of(self).to_vec();
-        bytes.resize(FILE_SIZE, 0);
+        let mut bytes: Vec<u8> = self.weights().flat_map(|w| w.to_le_bytes()).collect();
+        bytes.resize(file_size(self.buckets()), 0);
         bytes
     }
 
-    /// A seeded random network: generation 0 of the zero-knowledge lineage. Weights are
-    /// uniform in ±1/√fan-in (as a trainer initialises them), then quantised.
+    pub fn buckets(&self) -> usize {
+        self.output_bias.len()
+    }
+
+    fn zeroed(buckets: usize) -> Box<Self> {
+        Box::new(Self {
+            feature_weights: bytemuck::zeroed_box(),
+            feature_bias: [0; HIDDEN],
+            output_weights: vec![[0; 2 * HIDDEN]; buckets],
+            output_bias: vec![0; buckets],
+            bucket_of: std::array::from_fn(|pieces| output_bucket(pieces, buckets)),
+        })
+    }
+
+    /// Every weight in file order.
+    fn weights(&self) -> impl Iterator<Item = &i16> {
+        self.feature_weights
+            .as_flattened()
+            .iter()
+            .chain(&self.feature_bias)
+            .chain(self.output_weights.as_flattened())
+            .chain(&self.output_bias)
+    }
+
+    fn weights_mut(&mut self) -> impl Iterator<Item = &mut i16> {
+        self.feature_weights
+            .as_flattened_mut()
+            .iter_mut()
+            .chain(&mut self.feature_bias)
+            .chain(self.output_weights.as_flattened_mut())
+            .chain(&mut self.output_bias)
+    }
+
+    /// A seeded random network without output buckets: generation 0 of the zero-knowledge
+    /// lineage.
     pub fn random(seed: u64) -> Box<Self> {
+        Self::random_bucketed(seed, 1)
+    }
+
+    /// A seeded random network with `buckets` output buckets. Weights are uniform in
+    /// ±1/√fan-in (as a trainer initialises them), then quantised.
+    pub fn random_bucketed(seed: u64, buckets: usize) -> Box<Self> {
+        assert!((1..=MAX_BUCKETS).contains(&buckets), "{buckets} buckets");
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
         let mut uniform =
             |bound: f64| (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * 2.0 * bound - bound;
-        let mut net: Box<Self> = bytemuck::zeroed_box();
+        let mut net = Self::zeroed(buckets);
         let feature_bound = 1.0 / (INPUTS as f64).sqrt();
         for w in net
             .feature_weights
@@ -188,22 +262,27 @@ impl Network {
             *w = (uniform(feature_bound) * QA as f64).round() as i16;
         }
         let output_bound = 1.0 / ((2 * HIDDEN) as f64).sqrt();
-        for w in net.output_weights.iter_mut() {
+        for w in net.output_weights.as_flattened_mut() {
             *w = (uniform(output_bound) * QB as f64).round() as i16;
         }
-        net.output_bias = (uniform(output_bound) * (QA * QB) as f64).round() as i16;
+        for b in &mut net.output_bias {
+            *b = (uniform(output_bound) * (QA * QB) as f64).round() as i16;
+        }
         net
     }
 
-    /// The output in centipawns from the side to move's point of view.
+    /// The output in centipawns from the side to move's point of view, through the output
+    /// bucket of a board with `pieces` pieces (kings included).
     #[inline]
-    pub fn evaluate(&self, us: &Accumulator, them: &Accumulator) -> i32 {
-        let (ours, theirs) = self.output_weights.split_at(HIDDEN);
+    pub fn evaluate(&self, us: &Accumulator, them: &Accumulator, pieces: usize) -> i32 {
+        // A legal board has at most 32 pieces; a test position with more takes the last bucket.
+        let bucket = self.bucket_of[pieces.min(32)];
+        let (ours, theirs) = self.output_weights[bucket].split_at(HIDDEN);
         let sum = i64::from(Active::screlu_dot(&us.values, ours.try_into().unwrap()))
             + i64::from(Active::screlu_dot(&them.values, theirs.try_into().unwrap()));
         // SCReLU squares activations quantised by QA, so one factor of QA is divided out first.
         // In i64: the scaling to centipawns would overflow i32 for extreme (legal) weights.
-        let cp = (sum / i64::from(QA) + i64::from(self.output_bias)) * i64::from(SCALE)
+        let cp = (sum / i64::from(QA) + i64::from(self.output_bias[bucket])) * i64::from(SCALE)
             / i64::from(QA * QB);
         cp as i32
     }

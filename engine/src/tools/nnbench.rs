@@ -77,23 +77,24 @@ pub fn run_for(net: &Network, budget: Duration) -> NnBenchReport {
         updates
     });
 
-    // The positions after those moves, as (side to move, other side) accumulator pairs.
-    let mut children: Vec<(Accumulator, Accumulator)> = Vec::new();
+    // The positions after those moves, as (side to move, other side) accumulator pairs with the
+    // piece count that picks the output bucket.
+    let mut children: Vec<(Accumulator, Accumulator, usize)> = Vec::new();
     for ((board, moves), stack) in boards.iter().zip(&moves).zip(&mut stacks) {
         for &mv in moves {
             stack.make_move(net, board, mv);
             let [white, black] = *stack.current();
             children.push(if board.side_to_move() == Color::White {
-                (black, white)
+                (black, white, stack.pieces())
             } else {
-                (white, black)
+                (white, black, stack.pieces())
             });
             stack.unmake_move();
         }
     }
     let evals_per_sec = rate(budget, || {
-        for (us, them) in &children {
-            black_box(net.evaluate(us, them));
+        for (us, them, pieces) in &children {
+            black_box(net.evaluate(us, them, *pieces));
         }
         children.len()
     });

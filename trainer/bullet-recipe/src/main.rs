@@ -1,20 +1,23 @@
 //! Patina's network, trained with bullet on a GPU.
 //!
 //! The net is the engine's: 768 chess inputs → N hidden (one layer shared by both perspectives),
-//! SCReLU, the two halves concatenated side to move first, → 1 output; eval scale 400; saved
-//! quantised with QA = 255, QB = 64 in the layout `patina::nnue::Network` reads:
+//! SCReLU, the two halves concatenated side to move first, → B outputs of which the position's
+//! output bucket is used (`--buckets`: 1, a plain net, or 8, bullet's `MaterialCount<8>`,
+//! bucket (pieces − 2) / 4); eval scale 400; saved quantised with QA = 255, QB = 64 in the
+//! layout `patina::nnue::Network` reads:
 //!
 //! ```text
-//! feature weights [768][N] i16 (×QA)   one row of N per input feature
+//! feature weights [768][N] i16 (×QA)    one row of N per input feature
 //! feature bias    [N]      i16 (×QA)
-//! output weights  [2N]     i16 (×QB)   first N for the side to move's half
-//! output bias              i16 (×QA·QB)
+//! output weights  [B][2N]  i16 (×QB)    per bucket, first N for the side to move's half
+//! output biases   [B]      i16 (×QA·QB)
 //! padding to a multiple of 64 bytes (bullet's letters "bullet", which the engine accepts)
 //! ```
 //!
 //! bullet stores an affine layer's weights as an `outputs × inputs` matrix, column-major, so
-//! `l0w` (N × 768) is already 768 runs of N values and `l1w` (1 × 2N) is 2N values in the order
-//! of the concatenated hidden layer; neither needs transposing, and every checkpoint's
+//! `l0w` (N × 768) is already 768 runs of N values. `l1w` (B × 2N) column-major holds, for each
+//! hidden input, its B bucket weights; `.transpose()` writes it bucket by bucket instead, as
+//! the engine reads it (with B = 1 transposing changes nothing). Every checkpoint's
 //! `quantised.bin` loads in the engine as it is.
 //!
 //! Defaults are those of Patina's own trainer (`trainer/src/config.rs`). Run with `--help`.
@@ -22,8 +25,12 @@
 use std::{path::Path, process::ExitCode};
 
 use bullet_lib::{
-    game::inputs::Chess768,
-    nn::optimiser::AdamW,
+    game::{
+        formats::bulletformat::ChessBoard,
+        inputs::Chess768,
+        outputs::{MaterialCount, OutputBuckets},
+    },
+    nn::optimiser::{AdamW, AdamWOptimiser},
     trainer::{
         save::SavedFormat,
         schedule::{
@@ -35,7 +42,7 @@ use bullet_lib::{
     },
     value::{
         loader::{viribinpack::Filter, DirectSequentialDataLoader, ViriBinpackLoader},
-        ValueTrainerBuilder,
+        ValueTrainer, ValueTrainerBuilder,
     },
 };
 
@@ -47,7 +54,7 @@ const QB: i16 = 64;
 const SCALE: f32 = 400.0;
 
 const USAGE: &str = "\
-patina-bullet-recipe: train Patina's 768->Nx2->1 SCReLU net with bullet
+patina-bullet-recipe: train Patina's 768->Nx2->B SCReLU net with bullet
 
 USAGE: cargo run --release -- [OPTIONS] --data FILE [--data FILE ...]
        cargo run --release -- [OPTIONS] --viri FILE [--viri FILE ...]
@@ -59,6 +66,7 @@ DATA (one kind per run)
 
 NETWORK AND RUN
   --hidden N                hidden width, a multiple of 32 [128]
+  --buckets B               output buckets by piece count: 1 (none) or 8 (MaterialCount<8>) [1]
   --superbatches S          [40]
   --batch-size B            [16384]
   --batches-per-superbatch  [6104]
@@ -137,6 +145,7 @@ struct Options {
     viri: Vec<String>,
     viri_buffer_mb: usize,
     hidden: usize,
+    buckets: usize,
     superbatches: usize,
     batch_size: usize,
     batches_per_superbatch: usize,
@@ -163,6 +172,7 @@ impl Default for Options {
             viri: Vec::new(),
             viri_buffer_mb: 1024,
             hidden: 128,
+            buckets: 1,
             superbatches: 40,
             batch_size: 16_384,
             batches_per_superbatch: 6104,
@@ -218,6 +228,7 @@ impl Options {
                 "--viri" => o.viri.push(value),
                 "--viri-buffer-mb" => o.viri_buffer_mb = number(&flag, v)?,
                 "--hidden" => o.hidden = number(&flag, v)?,
+                "--buckets" => o.buckets = number(&flag, v)?,
                 "--superbatches" => o.superbatches = number(&flag, v)?,
                 "--batch-size" => o.batch_size = number(&flag, v)?,
                 "--batches-per-superbatch" => o.batches_per_superbatch = number(&flag, v)?,
@@ -261,6 +272,10 @@ impl Options {
             return Err(
                 "--hidden must be a positive multiple of 32 (the engine's SIMD width)".into(),
             );
+        }
+        // bullet's bucket count is a type parameter, so only the counts compiled in below.
+        if ![1, 8].contains(&self.buckets) {
+            return Err("--buckets must be 1 (no output buckets) or 8".into());
         }
         if [
             self.superbatches,
@@ -316,14 +331,14 @@ impl Options {
     }
 }
 
-/// Bytes of a quantised 768→N×2→1 net's values: 771·N + 1 i16s.
-fn unpadded_bytes(hidden: usize) -> u64 {
-    2 * (771 * hidden as u64 + 1)
+/// Bytes of a quantised 768→N×2→B net's values: 769·N + B·(2N + 1) i16s.
+fn unpadded_bytes(hidden: usize, buckets: usize) -> u64 {
+    2 * (769 * hidden as u64 + buckets as u64 * (2 * hidden as u64 + 1))
 }
 
 /// Size of the net file: the values padded to a multiple of 64 bytes.
-fn net_bytes(hidden: usize) -> u64 {
-    unpadded_bytes(hidden).div_ceil(64) * 64
+fn net_bytes(hidden: usize, buckets: usize) -> u64 {
+    unpadded_bytes(hidden, buckets).div_ceil(64) * 64
 }
 
 /// Positions to print the trained net's evaluation of, for comparison with the engine's `eval`.
@@ -361,7 +376,7 @@ fn main() -> ExitCode {
         .save_format(&[
             SavedFormat::id("l0w").round().quantise::<i16>(QA),
             SavedFormat::id("l0b").round().quantise::<i16>(QA),
-            SavedFormat::id("l1w").round().quantise::<i16>(QB),
+            SavedFormat::id("l1w").round().quantise::<i16>(QB).transpose(),
             SavedFormat::id("l1b").round().quantise::<i16>(QA * QB),
         ])
         // Target: λ·result + (1 − λ)·sigmoid(score / SCALE); the net's output goes through a
@@ -370,14 +385,40 @@ fn main() -> ExitCode {
     if let Some(seed) = options.seed {
         builder = builder.seed(seed);
     }
-    let mut trainer = builder.build(move |b, stm, ntm| {
-        let l0 = b.new_affine("l0", 768, hidden);
-        let l1 = b.new_affine("l1", 2 * hidden, 1);
-        let ours = l0.forward(stm).screlu();
-        let theirs = l0.forward(ntm).screlu();
-        l1.forward(ours.concat(theirs))
-    });
+    // bullet takes no one-bucket `output_buckets`, and the graph gains a bucket input with them.
+    match options.buckets {
+        1 => train(
+            builder.build(move |b, stm, ntm| {
+                let l0 = b.new_affine("l0", 768, hidden);
+                let l1 = b.new_affine("l1", 2 * hidden, 1);
+                let ours = l0.forward(stm).screlu();
+                let theirs = l0.forward(ntm).screlu();
+                l1.forward(ours.concat(theirs))
+            }),
+            &options,
+        ),
+        8 => train(
+            builder
+                .output_buckets(MaterialCount::<8>)
+                .build(move |b, stm, ntm, buckets| {
+                    let l0 = b.new_affine("l0", 768, hidden);
+                    let l1 = b.new_affine("l1", 2 * hidden, 8);
+                    let ours = l0.forward(stm).screlu();
+                    let theirs = l0.forward(ntm).screlu();
+                    l1.forward(ours.concat(theirs)).select(buckets)
+                }),
+            &options,
+        ),
+        _ => unreachable!("checked when parsing"),
+    }
+}
 
+/// Trains the built net (or, with --dry-run, saves it untrained) and copies the final net out.
+fn train<Out: OutputBuckets<ChessBoard>>(
+    mut trainer: ValueTrainer<AdamWOptimiser, Chess768, Out>,
+    options: &Options,
+) -> ExitCode {
+    let (hidden, buckets) = (options.hidden, options.buckets);
     if let Err(e) = std::fs::create_dir_all(&options.out_dir) {
         eprintln!("error: {}: {e}", options.out_dir);
         return ExitCode::FAILURE;
@@ -389,7 +430,7 @@ fn main() -> ExitCode {
             eprintln!("error: {path}: {e}");
             return ExitCode::FAILURE;
         }
-        return report_net(&path, hidden);
+        return report_net(&path, hidden, buckets);
     }
 
     let schedule = TrainingSchedule {
@@ -445,23 +486,23 @@ fn main() -> ExitCode {
         eprintln!("error: copying {last} to {net}: {e}");
         return ExitCode::FAILURE;
     }
-    report_net(&net, hidden)
+    report_net(&net, hidden, buckets)
 }
 
-/// Checks the file has the size the engine loads for width `hidden`.
-fn report_net(path: &str, hidden: usize) -> ExitCode {
-    let want = net_bytes(hidden);
+/// Checks the file has the size the engine loads for width `hidden` and `buckets` buckets.
+fn report_net(path: &str, hidden: usize, buckets: usize) -> ExitCode {
+    let want = net_bytes(hidden, buckets);
     match std::fs::read(Path::new(path)) {
         Ok(bytes) if bytes.len() as u64 != want => {
             eprintln!(
-                "error: {path} has {} bytes, expected {want} for N = {hidden}",
+                "error: {path} has {} bytes, expected {want} for N = {hidden}, B = {buckets}",
                 bytes.len()
             );
             ExitCode::FAILURE
         }
         Ok(_) => {
             println!(
-                "Wrote {path} ({want} bytes, 768→{hidden}x2→1): load it with EvalFile or EVALFILE="
+                "Wrote {path} ({want} bytes, 768→{hidden}x2→{buckets}): load it with EvalFile or EVALFILE="
             );
             ExitCode::SUCCESS
         }
@@ -478,10 +519,12 @@ mod tests {
 
     #[test]
     fn net_size_matches_the_engine() {
-        // nets/gen0-random-128.nnue and friends are 197440 bytes.
-        assert_eq!(net_bytes(128), 197_440);
-        assert_eq!(unpadded_bytes(128), 197_378);
-        assert_eq!(net_bytes(96) % 64, 0);
+        // nets/gen0-random-128.nnue and friends are 197440 bytes; with 8 buckets 201024.
+        assert_eq!(net_bytes(128, 1), 197_440);
+        assert_eq!(unpadded_bytes(128, 1), 197_378);
+        assert_eq!(net_bytes(128, 8), 201_024);
+        assert_eq!(unpadded_bytes(128, 8), 200_976);
+        assert_eq!(net_bytes(96, 8) % 64, 0);
     }
 
     #[test]
