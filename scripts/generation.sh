@@ -13,6 +13,7 @@
 #   POSITIONS [1000000]    self-play positions per generation     NODES [5000] soft nodes per move
 #   THREADS [2]            datagen and trainer threads              WINDOW [2] generations of data
 #   HIDDEN [the parent's]  the candidate's width N (128, 256, 512, 1024): set it to grow the net
+#   BUCKETS [1]            the candidate's output buckets by piece count (8: bullet's MaterialCount<8>)
 #   SUPERBATCHES [40]      BATCHES [100] batches of 16384 per superbatch
 #   LR [0.001]  LR_END [0.00001] cosine schedule   WDL [0.3 after gen 0, 1.0 for gen 0's data] λ
 #   PRECISION [bf16]       the trainer's working rows (f32: bullet's arithmetic, as gen1–gen5)
@@ -77,7 +78,9 @@ for g in $(seq $((k - window + 1)) "$k"); do
 done
 if [ "$k" -eq 0 ]; then default_wdl=1.0; else default_wdl=0.3; fi
 run=$DATA/train-gen$child
+buckets=${BUCKETS:-1}
 net_id=gen$child-$hidden
+[ "$buckets" -eq 1 ] || net_id=$net_id-ob$buckets
 if [ ! -f "$run/$net_id.nnue" ]; then
   latest=$(ls -t "$run/$net_id"-*.ckpt 2>/dev/null | head -1 || true)
   if [ -n "$latest" ]; then
@@ -85,7 +88,7 @@ if [ ! -f "$run/$net_id.nnue" ]; then
     "$bin/trainer" train --resume "$latest" --out-dir "$run"
   else
     log "training $net_id on $(( ${#viri[@]} / 2 )) files"
-    "$bin/trainer" train "${viri[@]}" --out-dir "$run" --net-id "$net_id" --hidden "$hidden" --threads "$THREADS" \
+    "$bin/trainer" train "${viri[@]}" --out-dir "$run" --net-id "$net_id" --hidden "$hidden" --buckets "$buckets" --threads "$THREADS" \
       --superbatches "${SUPERBATCHES:-40}" --batches-per-superbatch "${BATCHES:-100}" --save-rate 5 \
       --lr-schedule cosine --lr "${LR:-0.001}" --lr-end "${LR_END:-0.00001}" --wdl "${WDL:-$default_wdl}" \
       --precision "${PRECISION:-bf16}" --seed "$child"
@@ -154,7 +157,7 @@ fi
 hash=$(sha256sum "$candidate" | cut -c1-8)
 name=$net_id-$hash.nnue
 cp "$candidate" "$repo/nets/$name"
-python3 "$repo/scripts/lineage.py" record --net "$name" --parent "$parent_name" --hidden "$hidden" \
+python3 "$repo/scripts/lineage.py" record --net "$name" --parent "$parent_name" --hidden "$hidden" --buckets "$buckets" \
   --games-dir "$games" --datagen "$bin/datagen" --nodes "${NODES:-5000}" --window "$used" \
   --train-dir "$run" --sprt-log "$sprt_dir/fastchess.log" --tc "${TC:-8+0.08}" --elo0 "${ELO0:-0}" --elo1 "${ELO1:-5}"
 python3 "$repo/scripts/lineage.py" render

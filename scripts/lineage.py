@@ -92,6 +92,7 @@ def record(args):
         "net": args.net,
         "sha256": hashlib.sha256(net.read_bytes()).hexdigest(),
         "hidden": args.hidden,
+        "buckets": args.buckets,
         "parent": args.parent,
         "data": {
             "games_dir": Path(args.games_dir).name,
@@ -144,13 +145,13 @@ def filter_text(config, data):
 
 def render(_args):
     lineage = load()
-    rows = ["| net | N | parent | data | training | Elo vs parent |", "|---|---|---|---|---|---|"]
+    rows = ["| net | N | buckets | parent | data | training | Elo vs parent |", "|---|---|---|---|---|---|---|"]
     for e in lineage:
         d, t, s = e["data"], e["training"], e["sprt"]
         config = tomllib.loads(t["config"])
         earlier = f" (+{d['window_generations'] - 1} earlier)" if d["window_generations"] > 1 else ""
         rows.append(
-            f"| `{e['net']}` (sha256 {e['sha256'][:12]}…) | {e['hidden']} | `{e['parent']}` "
+            f"| `{e['net']}` (sha256 {e['sha256'][:12]}…) | {e['hidden']} | {e.get('buckets', 1)} | `{e['parent']}` "
             f"| {d['games_dir']}{earlier}: {d['games']} games, {d['positions']} positions, "
             f"{d['nodes_per_move']} nodes/move, {d['random_plies']} random plies; {filter_text(config, d)} "
             f"| {schedule_text(config)}; final loss {t['final_train_loss']:.5f} (val {t['final_validation_loss']:.5f}) "
@@ -205,6 +206,7 @@ def main():
         rec.add_argument(f"--{name}", required=True)
     for name in ["hidden", "nodes", "window"]:
         rec.add_argument(f"--{name}", required=True, type=int)
+    rec.add_argument("--buckets", type=int, default=1)
     for name in ["elo0", "elo1"]:
         rec.add_argument(f"--{name}", type=float, default=0.0 if name == "elo0" else 5.0)
     sub.add_parser("render")
