@@ -1,8 +1,10 @@
 //! Ending self-play games early once the result is clear: positions after that teach the net
-//! little and cost as much to generate as any other.
+//! little and cost as much to generate as any other. The scores settle most games; Syzygy
+//! tables, where given, settle the endgames they hold exactly.
 
 use clap::Args;
 use patina::score::Score;
+use patina::{Board, Tablebases, Wdl};
 
 use crate::record::GameResult;
 
@@ -25,6 +27,24 @@ pub struct AdjudicationSettings {
     /// …from this full move on.
     #[arg(long, default_value_t = 40)]
     pub draw_move: u16,
+    /// Syzygy tables (directories separated as in PATH): a game ends with their result once
+    /// a capture or pawn move reaches them. The positions' scores stay the search's.
+    #[arg(long)]
+    pub syzygy: Option<String>,
+}
+
+/// The tables' result for a game at `board`, under the fifty-move rule: only just after a
+/// capture or pawn move, where the WDL tables are exact.
+pub fn tablebase_result(tables: &Tablebases, board: &Board) -> Option<GameResult> {
+    if board.halfmove_clock() != 0 {
+        return None;
+    }
+    let us = board.side_to_move();
+    match tables.probe_wdl(board)? {
+        Wdl::Win => Some(GameResult::win(us)),
+        Wdl::Loss => Some(GameResult::win(!us)),
+        Wdl::CursedWin | Wdl::Draw | Wdl::BlessedLoss => Some(GameResult::Draw),
+    }
 }
 
 /// Counts how long the scores have agreed on a result.
@@ -79,6 +99,7 @@ mod tests {
             draw_score: 10,
             draw_plies: 12,
             draw_move: 40,
+            syzygy: None,
         }
     }
 
@@ -106,5 +127,27 @@ mod tests {
             assert_eq!(adjudicator.update(-10, 40), None);
         }
         assert_eq!(adjudicator.update(5, 46), Some(GameResult::Draw));
+    }
+
+    #[test]
+    fn tables_settle_endgames_just_after_a_capture() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../engine/tests/syzygy");
+        let tables = Tablebases::open(dir).expect("the engine's test tables");
+        let result = |fen: &str| tablebase_result(&tables, &Board::from_fen(fen).expect("FEN"));
+        assert_eq!(
+            result("8/8/8/4k3/8/8/8/KQ6 b - - 0 1"),
+            Some(GameResult::WhiteWin)
+        );
+        assert_eq!(
+            result("8/8/8/4K3/8/8/8/kq6 w - - 0 1"),
+            Some(GameResult::BlackWin)
+        );
+        assert_eq!(
+            result("8/8/8/8/4k3/8/3KP3/8 w - - 0 1"),
+            Some(GameResult::Draw)
+        );
+        // Not just after a zeroing move, or beyond the tables: the game goes on.
+        assert_eq!(result("8/8/8/4k3/8/8/8/KQ6 b - - 1 1"), None);
+        assert_eq!(result("8/8/8/4k3/8/8/2PP4/KQ6 b - - 0 1"), None);
     }
 }

@@ -16,7 +16,7 @@ use clap::{Args, Parser};
 use patina::nnue::{Network, NetworkError};
 use patina::openings::{Book, BookError, OpeningSource, MAX_OPENING_SCORE};
 use patina::score::Score;
-use patina::Engine;
+use patina::{Engine, Tablebases};
 use rand_xoshiro::rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use thiserror::Error;
@@ -131,6 +131,8 @@ pub enum PlayError {
     OneOpening,
     #[error("{0} is in use by another datagen run (it holds {LOCK_FILE})")]
     Busy(PathBuf),
+    #[error("--syzygy: {0}")]
+    Syzygy(String),
 }
 
 /// What one run added, for the summary and for tests.
@@ -307,6 +309,20 @@ pub fn run(args: &PlayArgs) -> Result<PlaySummary, PlayError> {
         None => Network::embedded(),
     };
     let book = args.book.as_deref().map(Book::load).transpose()?;
+    let tablebases = args
+        .adjudication
+        .syzygy
+        .as_deref()
+        .map(Tablebases::open)
+        .transpose()
+        .map_err(PlayError::Syzygy)?;
+    if let Some(tables) = &tablebases {
+        eprintln!(
+            "adjudicating by {} tablebase files, up to {} pieces",
+            tables.files(),
+            tables.max_pieces()
+        );
+    }
     let seed = args.seed.unwrap_or_else(|| {
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -334,6 +350,7 @@ pub fn run(args: &PlayArgs) -> Result<PlaySummary, PlayError> {
         hard_nodes,
         max_opening_score: args.max_opening_score,
         adjudication: args.adjudication.clone(),
+        tablebases,
     };
     let progress = Progress::new(target, before);
     let results: Vec<Result<(), PlayError>> = std::thread::scope(|scope| {

@@ -6,11 +6,11 @@ use patina::score::Score;
 use patina::Color;
 use patina::Engine;
 use patina::Outcome;
-use patina::{Limits, Silent};
+use patina::{Limits, Silent, Tablebases};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use thiserror::Error;
 
-use crate::adjudication::{AdjudicationSettings, Adjudicator};
+use crate::adjudication::{tablebase_result, AdjudicationSettings, Adjudicator};
 use crate::record::{GameRecord, GameResult};
 
 #[derive(Debug, Error)]
@@ -30,6 +30,8 @@ pub struct SelfPlaySettings<'a> {
     pub hard_nodes: u64,
     pub max_opening_score: Score,
     pub adjudication: AdjudicationSettings,
+    /// The tables of `--syzygy`, opened once for every worker.
+    pub tablebases: Option<Tablebases>,
 }
 
 impl SelfPlaySettings<'_> {
@@ -69,6 +71,13 @@ pub fn play_game(
         board.make_move(mv);
         if let Some(outcome) = board.outcome() {
             break rules_result(outcome, board.side_to_move());
+        }
+        if let Some(result) = settings
+            .tablebases
+            .as_ref()
+            .and_then(|tables| tablebase_result(tables, &board))
+        {
+            break result;
         }
         if let Some(verdict) = verdict {
             break verdict;

@@ -111,6 +111,36 @@ fn games_end_by_the_rules_or_by_adjudication() {
 }
 
 #[test]
+fn syzygy_tables_end_a_game_that_reaches_them() {
+    let dir = scratch_dir("selfplay-syzygy");
+    let book = dir.join("book.epd");
+    // The queen takes the rook: KQvK, a win the tables know, though no score says so yet.
+    std::fs::write(&book, "8/8/8/4k3/8/8/8/KQ1r4 w - - 0 1\n").unwrap();
+    let tables = concat!(env!("CARGO_MANIFEST_DIR"), "/../engine/tests/syzygy");
+    let out = dir.join("out");
+    play(
+        &out,
+        &[
+            "--games",
+            "2",
+            "--book",
+            book.to_str().unwrap(),
+            "--random-plies",
+            "0",
+            "--max-opening-score",
+            "32000",
+            "--win-score",
+            "32000",
+            "--syzygy",
+            tables,
+        ],
+    );
+    let report = assert_valid(&out, 2);
+    assert_eq!(report.endings.get(&Ending::AdjudicatedWin), Some(&2));
+    assert_eq!(report.positions, 2, "{}", report.report());
+}
+
+#[test]
 fn a_torn_game_is_cut_off_and_the_run_resumes_without_repeats() {
     let dir = scratch_dir("selfplay-torn");
     play(&dir, &["--games", "4", "--seed", "9"]);

@@ -12,6 +12,7 @@ use crate::nnue::{Network, NetworkError};
 use crate::search::{Limits, Reporter, SearchResult};
 use crate::search::{SharedContext, ThreadData};
 use crate::smp;
+use crate::syzygy::{Tablebases, Wdl};
 use crate::tt::TranspositionTable;
 
 pub const DEFAULT_HASH_MB: usize = 16;
@@ -171,6 +172,56 @@ impl Engine {
         self.options.chess960 = chess960;
         // Applies at once: a GUI may switch it off and search without a new `position`.
         self.board.set_chess960(chess960);
+    }
+
+    /// Opens the Syzygy tables in `path`'s directories (separated as in `PATH`); an empty path
+    /// or `<empty>` closes them. Says how many files and pieces were found; on an error the
+    /// engine goes on without tables.
+    pub fn set_syzygy_path(&mut self, path: &str) -> Result<String, String> {
+        let syzygy = &mut self.shared_mut().syzygy;
+        syzygy.tables = None;
+        if path.trim().is_empty() || path == "<empty>" {
+            return Ok("no tablebases".to_owned());
+        }
+        let tables = Tablebases::open(path)?;
+        let mut found = format!(
+            "found {} tablebase files, up to {} pieces",
+            tables.files(),
+            tables.max_pieces()
+        );
+        for skipped in tables.skipped() {
+            found += &format!("; left out {skipped}");
+        }
+        syzygy.tables = Some(tables);
+        Ok(found)
+    }
+
+    /// Positions with as many pieces as the largest tables are probed from this depth on.
+    pub fn set_syzygy_probe_depth(&mut self, depth: i32) {
+        self.shared_mut().syzygy.probe_depth = depth;
+    }
+
+    /// The most pieces probed (the largest tables found cap it).
+    pub fn set_syzygy_probe_limit(&mut self, pieces: usize) {
+        self.shared_mut().syzygy.probe_limit = pieces;
+    }
+
+    /// Whether tablebase wins the fifty-move rule would spoil count as draws.
+    pub fn set_syzygy_50_move_rule(&mut self, rule50: bool) {
+        self.shared_mut().syzygy.rule50 = rule50;
+    }
+
+    /// The tables' result (as if just after a capture or pawn move) and DTZ for the current
+    /// position: `None` where no table answers, the DTZ `None` without DTZ tables.
+    pub fn probe_tablebases(&mut self) -> Result<Option<(Wdl, Option<i32>)>, String> {
+        let board = self.board.clone();
+        let Some(tables) = &self.workers().shared.syzygy.tables else {
+            return Ok(None);
+        };
+        let Some(wdl) = tables.try_probe_wdl(&board)? else {
+            return Ok(None);
+        };
+        Ok(Some((wdl, tables.try_probe_dtz(&board)?)))
     }
 
     /// Loads a net file; on any error the current net stays in use.

@@ -22,6 +22,14 @@ pub(crate) fn search(
     for td in threads.iter_mut() {
         td.prepare(shared, board, limits);
     }
+    let (main, helpers) = threads
+        .split_first_mut()
+        .expect("at least one search thread");
+    main.tb_cardinality = shared.syzygy.rank_root_moves(board, &mut main.root_moves);
+    for helper in helpers.iter_mut() {
+        helper.root_moves.clone_from(&main.root_moves);
+        helper.tb_cardinality = main.tb_cardinality;
+    }
     if threads[0].root_moves.is_empty() {
         shared.hold_answer(limits);
         return SearchResult::default();

@@ -50,7 +50,7 @@ impl TtHit {
             Bound::Upper => self.score < eval,
             Bound::None => false,
         };
-        if tighter && self.score.abs() < score::MATE_BOUND {
+        if tighter && !score::is_decisive(self.score) {
             self.score
         } else {
             eval

@@ -767,3 +767,46 @@ fn survives_random_input() {
     engine.send("stop");
     engine.assert_alive();
 }
+
+/// The Syzygy options, `tbhits` in `info` and the `probe` command, as a GUI sees them.
+#[test]
+fn syzygy_options_probes_and_tbhits() {
+    let tables = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/syzygy");
+    let (ok, stdout) = run_with_args(&[
+        "uci",
+        &format!("setoption name SyzygyPath value {tables}"),
+        "setoption name SyzygyProbeDepth value 1",
+        "setoption name SyzygyProbeLimit value 7",
+        "setoption name Syzygy50MoveRule value true",
+        // Five pieces: the search probes the KQvKR positions after the pawn falls.
+        "position fen 8/8/8/3pk3/8/8/3r4/KQ6 w - - 0 1",
+        "go depth 8",
+        "position fen 8/8/8/4k3/8/8/8/KQ6 w - - 0 1",
+        "probe",
+    ]);
+    assert!(ok, "{stdout}");
+    for option in [
+        "option name SyzygyPath type string default <empty>",
+        "option name SyzygyProbeDepth type spin default 1 min 1 max 100",
+        "option name SyzygyProbeLimit type spin default 7 min 0 max 7",
+        "option name Syzygy50MoveRule type check default true",
+        "info string found 14 tablebase files, up to 4 pieces",
+        "info string tablebase wdl 2 dtz 17",
+    ] {
+        assert!(
+            stdout.lines().any(|line| line == option),
+            "{option}: {stdout}"
+        );
+    }
+    let last_info = stdout
+        .lines()
+        .rfind(|line| line.starts_with("info depth"))
+        .expect("search info");
+    let words: Vec<&str> = last_info.split_whitespace().collect();
+    let tbhits = words
+        .iter()
+        .position(|&w| w == "tbhits")
+        .and_then(|i| words[i + 1].parse::<u64>().ok())
+        .expect("tbhits N");
+    assert!(tbhits > 0, "{last_info}");
+}

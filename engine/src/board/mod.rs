@@ -175,6 +175,11 @@ impl Board {
         self.state.castling_rights & castling::right(color, wing) != 0
     }
 
+    /// Whether either side may still castle (Syzygy tables hold no such position).
+    pub fn has_castling_rights(&self) -> bool {
+        self.state.castling_rights != 0
+    }
+
     #[cfg(test)]
     pub fn castling(&self) -> &Castling {
         &self.castling

@@ -9,8 +9,10 @@ use super::history::{history_bonus, ContinuationKey};
 use super::movepick::MovePicker;
 use super::{params, MAX_PLY};
 use super::{SharedContext, ThreadData};
+use crate::syzygy::Wdl;
 use crate::tt::{Bound, TtHit};
-use crate::types::score::{mate_in, mated_in, DRAW, INFINITY, MATE_BOUND};
+use crate::types::score::{is_decisive, mate_in, mated_in, tb_win_in};
+use crate::types::score::{DRAW, INFINITY, MATE_BOUND, TB_WIN_BOUND};
 use crate::types::Move;
 use crate::types::Score;
 
@@ -108,7 +110,7 @@ impl ThreadData {
         let raw = self
             .nnue
             .evaluate(&shared.network, self.board.side_to_move());
-        raw.clamp(-MATE_BOUND + 1, MATE_BOUND - 1)
+        raw.clamp(-TB_WIN_BOUND + 1, TB_WIN_BOUND - 1)
     }
 
     /// The network's evaluation, taken from the table entry when it holds one.
@@ -123,7 +125,7 @@ impl ThreadData {
         self.histories
             .correction
             .correct(&self.board, raw)
-            .clamp(-MATE_BOUND + 1, MATE_BOUND - 1)
+            .clamp(-TB_WIN_BOUND + 1, TB_WIN_BOUND - 1)
     }
 
     /// The score at the deepest ply the stack allows: no search below, so the corrected
@@ -220,6 +222,44 @@ impl ThreadData {
             }
         }
 
+        // Tablebase probe, right after a capture or pawn move (the WDL tables assume one): the
+        // result is known, and only the distance to it is not.
+        let mut best_score = -INFINITY;
+        let mut max_score = INFINITY;
+        if !Node::ROOT && excluded.is_none() {
+            if let Some(wdl) = self.probe_wdl(shared, depth) {
+                let draw_margin = i32::from(shared.syzygy.rule50);
+                let wdl = wdl as i32;
+                let (value, bound) = if wdl < -draw_margin {
+                    (-tb_win_in(ply), Bound::Upper)
+                } else if wdl > draw_margin {
+                    (tb_win_in(ply), Bound::Lower)
+                } else {
+                    // A result the fifty-move rule spoils is a draw, a hair better or worse.
+                    (DRAW + 2 * wdl * draw_margin, Bound::Exact)
+                };
+                if bound == Bound::Exact
+                    || (bound == Bound::Lower && value >= beta)
+                    || (bound == Bound::Upper && value <= alpha)
+                {
+                    let tb_depth = (depth + 6).min(MAX_PLY as i32 - 1);
+                    shared
+                        .tt
+                        .store(key, ply, None, value, -INFINITY, tb_depth, bound, tt_pv);
+                    return value;
+                }
+                // Otherwise the search finds how to win (or how long to resist), within the bound.
+                if Node::PV {
+                    if bound == Bound::Lower {
+                        best_score = value;
+                        alpha = alpha.max(value);
+                    } else {
+                        max_score = value;
+                    }
+                }
+            }
+        }
+
         // Static evaluation, corrected, and refined by a table bound when one is tighter
         let raw_eval;
         let static_eval;
@@ -309,7 +349,7 @@ impl ThreadData {
                     return DRAW;
                 }
                 if value >= beta {
-                    let value = if value >= MATE_BOUND { beta } else { value };
+                    let value = if is_decisive(value) { beta } else { value };
                     if depth < 14 || self.nmp_min_ply > 0 {
                         return value;
                     }
@@ -345,7 +385,6 @@ impl ThreadData {
         let continuations = self.continuation_keys(ply);
         let mut picker = MovePicker::new(&self.board, tt_move, self.stack[ply].killer);
         let us = self.board.side_to_move();
-        let mut best_score = -INFINITY;
         let mut best_move = None;
         let mut moves_searched = 0;
         let mut quiets_tried: ArrayVec<Move, 64> = ArrayVec::new();
@@ -422,7 +461,7 @@ impl ThreadData {
                     && depth >= params::singular_min_depth()
                     && hit.depth >= depth - 3
                     && matches!(hit.bound, Bound::Lower | Bound::Exact)
-                    && hit.score.abs() < MATE_BOUND
+                    && !is_decisive(hit.score)
             }) {
                 // Singular extension: if every other move fails well below the table score,
                 // the table move is the only good one and deserves more depth.
@@ -561,6 +600,9 @@ impl ThreadData {
             };
         }
 
+        // A tablebase loss caps what the search found.
+        best_score = best_score.min(max_score);
+
         if let Some(best) = best_move.filter(|_| best_score >= beta) {
             self.update_histories(
                 best,
@@ -602,6 +644,23 @@ impl ThreadData {
             );
         }
         best_score
+    }
+
+    /// The tablebases' result for this position, where the search probes it: few enough pieces
+    /// (as many as the largest tables only from the probe depth on), just after a capture or
+    /// pawn move, no castling rights.
+    fn probe_wdl(&self, shared: &SharedContext, depth: i32) -> Option<Wdl> {
+        let pieces = self.board.occupied().count() as usize;
+        if pieces > self.tb_cardinality
+            || (pieces == self.tb_cardinality && depth < shared.syzygy.probe_depth)
+            || self.board.halfmove_clock() != 0
+            || self.board.has_castling_rights()
+        {
+            return None;
+        }
+        let wdl = shared.syzygy.tables.as_ref()?.probe_wdl(&self.board)?;
+        shared.tbhits.fetch_add(1, Relaxed);
+        Some(wdl)
     }
 
     /// A cutoff rewards the move that caused it and penalises the moves tried before it.

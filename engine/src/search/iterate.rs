@@ -19,6 +19,12 @@ pub struct RootMove {
     pub seldepth: usize,
     /// Nodes spent below this move in this search: how contested the choice is.
     pub nodes: u64,
+    /// The tablebases' verdict at the root: moves of a higher rank keep a better result.
+    pub tb_rank: i32,
+    /// Order within a rank: the DTZ (the fastest win first, the slowest loss first).
+    pub tb_order: i32,
+    /// The score the tablebases give this move, shown unless the search finds a mate.
+    pub tb_score: Option<Score>,
 }
 
 impl RootMove {
@@ -30,15 +36,23 @@ impl RootMove {
             pv: vec![mv],
             seldepth: 0,
             nodes: 0,
+            tb_rank: 0,
+            tb_order: 0,
+            tb_score: None,
         }
     }
 
-    /// The score to show: this iteration's, or the last one's if this move is not searched yet.
+    /// The score to show: this iteration's, or the last one's if this move is not searched yet;
+    /// the tablebases' score where they know it and the search found no mate.
     pub fn display_score(&self) -> Score {
-        if self.score == -INFINITY {
+        let score = if self.score == -INFINITY {
             self.previous_score
         } else {
             self.score
+        };
+        match self.tb_score {
+            Some(tb_score) if !score::is_mate(score) => tb_score,
+            _ => score,
         }
     }
 }
@@ -88,6 +102,16 @@ impl ThreadData {
             self.publish_nodes(shared);
             if !self.is_main() {
                 continue;
+            }
+            for failure in shared
+                .syzygy
+                .tables
+                .iter()
+                .flat_map(|t| t.unreported_failures())
+            {
+                reporter.warn(&format!(
+                    "tablebase probe failed, searching on without: {failure}"
+                ));
             }
             for pv_index in 0..multipv {
                 reporter.report(&self.search_info(shared, depth, pv_index, ScoreBound::Exact));
@@ -151,7 +175,7 @@ impl ThreadData {
         let (mut alpha, mut beta) = match params::aspiration()
             && depth >= 4
             && previous != -INFINITY
-            && !score::is_mate(previous)
+            && !score::is_decisive(previous)
         {
             true => (
                 (previous - delta).max(-INFINITY),
@@ -218,6 +242,7 @@ impl ThreadData {
             score: rm.display_score(),
             bound,
             nodes: shared.total_nodes(),
+            tbhits: shared.tbhits.load(Relaxed),
             // From `go`, not from the time manager's start, which `ponderhit` moves.
             elapsed: self.limits.start.elapsed(),
             hashfull: shared.tt.hashfull(),

@@ -107,6 +107,7 @@ pub struct SearchInfo {
     pub score: Score,
     pub bound: ScoreBound,
     pub nodes: u64,
+    pub tbhits: u64,
     pub elapsed: Duration,
     pub hashfull: usize,
     pub pv: Vec<Move>,
@@ -115,6 +116,9 @@ pub struct SearchInfo {
 /// Receives search progress; UCI prints it, datagen and bench ignore it.
 pub trait Reporter {
     fn report(&mut self, info: &SearchInfo);
+
+    /// A problem the search met and worked around (a tablebase file that cannot be read).
+    fn warn(&mut self, _message: &str) {}
 }
 
 /// Discards progress reports.

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use super::Limits;
 use crate::nnue::Network;
+use crate::syzygy::SyzygyConfig;
 use crate::time::DEFAULT_MOVE_OVERHEAD;
 use crate::tt::TranspositionTable;
 
@@ -27,6 +28,9 @@ pub struct SharedContext {
     pub multipv: usize,
     /// Time the time manager leaves for the trip to the clock (UCI `Move Overhead`).
     pub move_overhead: Duration,
+    pub syzygy: SyzygyConfig,
+    /// Tablebase probes that answered, over all threads (probes are rare: one counter will do).
+    pub tbhits: AtomicU64,
 }
 
 impl SharedContext {
@@ -40,6 +44,8 @@ impl SharedContext {
             node_counters: (0..threads).map(|_| NodeCounter::default()).collect(),
             multipv: 1,
             move_overhead: DEFAULT_MOVE_OVERHEAD,
+            syzygy: SyzygyConfig::default(),
+            tbhits: AtomicU64::new(0),
         }
     }
 
@@ -52,6 +58,7 @@ impl SharedContext {
         for counter in &self.node_counters {
             counter.0.store(0, Relaxed);
         }
+        self.tbhits.store(0, Relaxed);
     }
 
     pub fn total_nodes(&self) -> u64 {

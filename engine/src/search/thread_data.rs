@@ -72,6 +72,8 @@ pub struct ThreadData {
     pub nmp_min_ply: usize,
     pub time: Option<TimeManager>,
     pub limits: Limits,
+    /// The most pieces the search probes the tablebases with in this search (0: none).
+    pub tb_cardinality: usize,
 }
 
 impl ThreadData {
@@ -93,6 +95,7 @@ impl ThreadData {
             nmp_min_ply: 0,
             time: None,
             limits: Limits::default(),
+            tb_cardinality: 0,
         }
     }
 

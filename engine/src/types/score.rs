@@ -7,6 +7,11 @@ pub const MATE: Score = 31_000;
 /// Any score beyond this is a mate score.
 pub const MATE_BOUND: Score = MATE - 256;
 pub const DRAW: Score = 0;
+/// Tablebase wins lie below the mates, `TB_WIN - ply` for a win known `ply` plies from the root:
+/// a sure win, but no mate distance to report.
+pub const TB_WIN: Score = MATE_BOUND - 1;
+/// Any score beyond this is a tablebase win or a mate; evaluations stay within it.
+pub const TB_WIN_BOUND: Score = TB_WIN - crate::search::MAX_PLY as Score;
 
 /// Mate delivered `ply` plies from the root.
 pub const fn mate_in(ply: usize) -> Score {
@@ -22,11 +27,21 @@ pub const fn is_mate(score: Score) -> bool {
     score.abs() >= MATE_BOUND
 }
 
-/// The table stores mates as distance from the stored node, not from the root.
+/// A tablebase win reached `ply` plies from the root.
+pub const fn tb_win_in(ply: usize) -> Score {
+    TB_WIN - ply as Score
+}
+
+/// A win or a loss, by mate or by the tablebases.
+pub const fn is_decisive(score: Score) -> bool {
+    score.abs() >= TB_WIN_BOUND
+}
+
+/// The table stores mates and tablebase wins as distance from the stored node, not from the root.
 pub const fn to_tt(score: Score, ply: usize) -> Score {
-    if score >= MATE_BOUND {
+    if score >= TB_WIN_BOUND {
         score + ply as Score
-    } else if score <= -MATE_BOUND {
+    } else if score <= -TB_WIN_BOUND {
         score - ply as Score
     } else {
         score
@@ -34,9 +49,9 @@ pub const fn to_tt(score: Score, ply: usize) -> Score {
 }
 
 pub const fn from_tt(score: Score, ply: usize) -> Score {
-    if score >= MATE_BOUND {
+    if score >= TB_WIN_BOUND {
         score - ply as Score
-    } else if score <= -MATE_BOUND {
+    } else if score <= -TB_WIN_BOUND {
         score + ply as Score
     } else {
         score

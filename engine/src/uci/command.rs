@@ -17,18 +17,26 @@ pub enum Command {
     Uci,
     IsReady,
     NewGame,
-    SetOption { name: String, value: Option<String> },
+    SetOption {
+        name: String,
+        value: Option<String>,
+    },
     Position(Board),
     Go(GoCommand),
     Stop,
     PonderHit,
     Quit,
     // Extensions.
-    Bench { depth: Option<i32>, nn: bool },
+    Bench {
+        depth: Option<i32>,
+        nn: bool,
+    },
     Perft(u32),
     Eval,
     Display,
     GenFens(GenFensRequest),
+    /// `probe`: the tablebases' WDL and DTZ for the current position.
+    Probe,
 }
 
 #[derive(Debug, Default)]
@@ -102,6 +110,7 @@ pub fn parse(line: &str, chess960: bool) -> Result<Option<Command>, ParseError> 
         )?),
         "eval" => Command::Eval,
         "d" => Command::Display,
+        "probe" => Command::Probe,
         "genfens" => Command::GenFens(parse_genfens(&rest)?),
         _ => return Err(ParseError::Unknown(head.to_string())),
     };

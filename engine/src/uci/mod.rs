@@ -34,7 +34,7 @@ impl Reporter for UciReporter {
         let ms = info.elapsed.as_millis().max(1);
         let pv: Vec<String> = info.pv.iter().map(|mv| mv.to_uci(self.chess960)).collect();
         println!(
-            "info depth {} seldepth {} multipv {} score {}{bound} nodes {} nps {} hashfull {} time {} pv {}",
+            "info depth {} seldepth {} multipv {} score {}{bound} nodes {} nps {} hashfull {} tbhits {} time {} pv {}",
             info.depth,
             info.seldepth,
             info.multipv,
@@ -42,9 +42,14 @@ impl Reporter for UciReporter {
             info.nodes,
             info.nodes as u128 * 1000 / ms,
             info.hashfull,
+            info.tbhits,
             info.elapsed.as_millis(),
             pv.join(" ")
         );
+    }
+
+    fn warn(&mut self, message: &str) {
+        println!("info string {message}");
     }
 }
 
@@ -151,6 +156,13 @@ impl Uci {
                 println!("NNUE evaluation: {eval} cp (side to move), {white} cp (White)");
             }
             Command::Display => self.display(),
+            Command::Probe => match self.engine.probe_tablebases()? {
+                Some((wdl, dtz)) => {
+                    let dtz = dtz.map_or("none".to_owned(), |dtz| dtz.to_string());
+                    println!("info string tablebase wdl {} dtz {dtz}", wdl as i32);
+                }
+                None => println!("info string tablebase none"),
+            },
             Command::GenFens(request) => {
                 genfens::generate(&mut self.engine, &request, |fen| {
                     println!("info string genfens {fen}");
@@ -176,6 +188,10 @@ impl Uci {
         println!("option name UCI_Chess960 type check default false");
         println!("option name EvalFile type string default <embedded>");
         println!("option name Clear Hash type button");
+        println!("option name SyzygyPath type string default <empty>");
+        println!("option name SyzygyProbeDepth type spin default 1 min 1 max 100");
+        println!("option name SyzygyProbeLimit type spin default 7 min 0 max 7");
+        println!("option name Syzygy50MoveRule type check default true");
         #[cfg(feature = "tune")]
         for (name, value, min, max) in crate::search::params::list() {
             println!("option name {name} type spin default {value} min {min} max {max}");
@@ -233,6 +249,13 @@ impl Uci {
                 }
             }
             "clear hash" => self.engine.clear(),
+            "syzygypath" => {
+                let found = self.engine.set_syzygy_path(value.unwrap_or(""))?;
+                println!("info string {found}");
+            }
+            "syzygyprobedepth" => self.engine.set_syzygy_probe_depth(spin(1, 100)? as i32),
+            "syzygyprobelimit" => self.engine.set_syzygy_probe_limit(spin(0, 7)? as usize),
+            "syzygy50moverule" => self.engine.set_syzygy_50_move_rule(check()?),
             #[cfg(feature = "tune")]
             switch
                 if crate::search::params::switch_list()

@@ -1,0 +1,394 @@
+//! Syzygy endgame tablebases, read through `shakmaty-syzygy`: a safe-Rust prober whose reads
+//! are bounds-checked, so a truncated or corrupt file is an error to report, never a crash.
+//! Probes build a `shakmaty::Chess` from our bitboards; they happen only at nodes with few
+//! pieces and no castling rights, so the conversion's cost hardly shows.
+
+use std::sync::{Mutex, PoisonError};
+
+use shakmaty::{CastlingMode, Chess};
+use shakmaty_syzygy::{Metric, ProbeError, SyzygyError, Tablebase};
+
+use crate::board::Board;
+use crate::search::RootMove;
+use crate::types::score::{tb_win_in, Score, DRAW};
+use crate::types::{Color, PieceType};
+
+/// Separates directories in `SyzygyPath`, as the platform separates paths in `PATH`.
+pub const PATH_SEPARATOR: char = if cfg!(windows) { ';' } else { ':' };
+
+/// Win, draw or loss for the side to move, the 50-move rule considered: a cursed win is won
+/// only without that rule, a blessed loss lost only without it.
+#[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Debug)]
+pub enum Wdl {
+    Loss = -2,
+    BlessedLoss = -1,
+    Draw = 0,
+    CursedWin = 1,
+    Win = 2,
+}
+
+impl Wdl {
+    fn from_syzygy(wdl: shakmaty_syzygy::Wdl) -> Self {
+        match wdl {
+            shakmaty_syzygy::Wdl::Loss => Self::Loss,
+            shakmaty_syzygy::Wdl::BlessedLoss => Self::BlessedLoss,
+            shakmaty_syzygy::Wdl::Draw => Self::Draw,
+            shakmaty_syzygy::Wdl::CursedWin => Self::CursedWin,
+            shakmaty_syzygy::Wdl::Win => Self::Win,
+        }
+    }
+
+    /// The same result from the opponent's side.
+    pub fn flip(self) -> Self {
+        match self {
+            Self::Loss => Self::Win,
+            Self::BlessedLoss => Self::CursedWin,
+            Self::Draw => Self::Draw,
+            Self::CursedWin => Self::BlessedLoss,
+            Self::Win => Self::Loss,
+        }
+    }
+}
+
+/// The tables found in a `SyzygyPath`.
+pub struct Tablebases {
+    tables: Tablebase<Chess>,
+    files: usize,
+    skipped: Vec<String>,
+    /// Each distinct probe error, and how many of them the search has reported.
+    failures: Mutex<(Vec<String>, usize)>,
+}
+
+impl Tablebases {
+    /// Adds the tables of every directory in `path` (separated by `PATH_SEPARATOR`). Files are
+    /// opened lazily, at their first probe. A directory that cannot be read is an error; a file
+    /// whose size shows it corrupt is left out, with a warning in `skipped`.
+    pub fn open(path: &str) -> Result<Self, String> {
+        let mut tables = Tablebase::new();
+        let mut files = 0;
+        let mut skipped = Vec::new();
+        for dir in path
+            .split(PATH_SEPARATOR)
+            .map(str::trim)
+            .filter(|d| !d.is_empty())
+        {
+            let entries = std::fs::read_dir(dir)
+                .map_err(|e| format!("cannot read Syzygy directory '{dir}': {e}"))?;
+            for entry in entries.flatten() {
+                let file = entry.path();
+                let is_table = file
+                    .extension()
+                    .is_some_and(|ext| ext == "rtbw" || ext == "rtbz");
+                if !is_table {
+                    continue;
+                }
+                match tables.add_file(&file) {
+                    Ok(()) => files += 1,
+                    Err(e) => skipped.push(format!("{}: {e}", file.display())),
+                }
+            }
+        }
+        Ok(Self {
+            tables,
+            files,
+            skipped,
+            failures: Mutex::new((Vec::new(), 0)),
+        })
+    }
+
+    /// The table files left out, each with why.
+    pub fn skipped(&self) -> &[String] {
+        &self.skipped
+    }
+
+    /// The number of table files found.
+    pub fn files(&self) -> usize {
+        self.files
+    }
+
+    /// The most pieces (kings included) of any table found.
+    pub fn max_pieces(&self) -> usize {
+        self.tables.max_pieces()
+    }
+
+    /// The position's result if it was reached by a capture or pawn move (the WDL tables store
+    /// that), or `None` where no table answers; an error is kept for `unreported_failures`.
+    pub fn probe_wdl(&self, board: &Board) -> Option<Wdl> {
+        self.try_probe_wdl(board).unwrap_or_else(|e| self.fail(e))
+    }
+
+    /// Plies to the next capture or pawn move (or mate) with best play, positive when the side
+    /// to move wins and negative when it loses; 0 in a draw. Possibly one ply more than the
+    /// truth where the table rounds (cursed wins and blessed losses, which DTZ tables store
+    /// with less precision).
+    pub fn probe_dtz(&self, board: &Board) -> Option<i32> {
+        self.try_probe_dtz(board).unwrap_or_else(|e| self.fail(e))
+    }
+
+    /// `probe_wdl`, with the error of a missing or broken table.
+    pub fn try_probe_wdl(&self, board: &Board) -> Result<Option<Wdl>, String> {
+        let Some(pos) = self.position(board) else {
+            return Ok(None);
+        };
+        answer(self.tables.probe_wdl_after_zeroing(&pos)).map(|wdl| wdl.map(Wdl::from_syzygy))
+    }
+
+    /// `probe_dtz`, with the error of a missing or broken table.
+    pub fn try_probe_dtz(&self, board: &Board) -> Result<Option<i32>, String> {
+        let Some(pos) = self.position(board) else {
+            return Ok(None);
+        };
+        match self.tables.probe_dtz(&pos) {
+            // Many keep only the WDL tables: no DTZ then, but nothing broken either.
+            Err(SyzygyError::MissingTable {
+                metric: Metric::Dtz,
+                ..
+            }) => Ok(None),
+            result => answer(result).map(|dtz| dtz.map(|dtz| dtz.ignore_rounding().0)),
+        }
+    }
+
+    /// Probe errors not reported yet, each once.
+    pub fn unreported_failures(&self) -> Vec<String> {
+        let mut failures = self.failures.lock().unwrap_or_else(PoisonError::into_inner);
+        let (messages, reported) = &mut *failures;
+        let new = messages[*reported..].to_vec();
+        *reported = messages.len();
+        new
+    }
+
+    fn fail<T>(&self, error: String) -> Option<T> {
+        let mut failures = self.failures.lock().unwrap_or_else(PoisonError::into_inner);
+        if !failures.0.contains(&error) {
+            failures.0.push(error);
+        }
+        None
+    }
+
+    /// The position as `shakmaty` holds it; `None` with castling rights or too many pieces.
+    fn position(&self, board: &Board) -> Option<Chess> {
+        if board.occupied().count() as usize > self.max_pieces() || board.has_castling_rights() {
+            return None;
+        }
+        let mut pieces = shakmaty::Board::empty();
+        for sq in board.occupied() {
+            let piece = board.piece_at(sq)?;
+            let role = match piece.piece_type() {
+                PieceType::Pawn => shakmaty::Role::Pawn,
+                PieceType::Knight => shakmaty::Role::Knight,
+                PieceType::Bishop => shakmaty::Role::Bishop,
+                PieceType::Rook => shakmaty::Role::Rook,
+                PieceType::Queen => shakmaty::Role::Queen,
+                PieceType::King => shakmaty::Role::King,
+            };
+            pieces.set_piece_at(square(sq.index()), role.of(color(piece.color())));
+        }
+        let setup = shakmaty::Setup {
+            board: pieces,
+            turn: color(board.side_to_move()),
+            ep_square: board.en_passant().map(|sq| square(sq.index())),
+            halfmoves: u32::from(board.halfmove_clock()),
+            ..shakmaty::Setup::empty()
+        };
+        setup.position(CastlingMode::Standard).ok()
+    }
+}
+
+/// A probe's answer; castling rights and too many pieces mean no answer (no file was read).
+fn answer<T>(result: Result<T, SyzygyError>) -> Result<Option<T>, String> {
+    match result {
+        Ok(value) => Ok(Some(value)),
+        Err(SyzygyError::Castling | SyzygyError::TooManyPieces) => Ok(None),
+        Err(error) => Err(describe(&error)),
+    }
+}
+
+/// The error on one line: shakmaty-syzygy's own text of a corrupt table carries a backtrace.
+fn describe(error: &SyzygyError) -> String {
+    match error {
+        SyzygyError::ProbeFailed {
+            metric,
+            material,
+            error,
+        } => {
+            let why = match &**error {
+                ProbeError::Read { error } => format!("cannot read it: {error}"),
+                ProbeError::Magic { .. } => "not a table file (bad magic bytes)".to_owned(),
+                ProbeError::CorruptedTable { .. } => "corrupted or truncated".to_owned(),
+            };
+            format!("{metric} table {material}: {why}")
+        }
+        other => other.to_string(),
+    }
+}
+
+fn square(index: usize) -> shakmaty::Square {
+    shakmaty::Square::new(index as u32)
+}
+
+fn color(color: Color) -> shakmaty::Color {
+    match color {
+        Color::White => shakmaty::Color::White,
+        Color::Black => shakmaty::Color::Black,
+    }
+}
+
+/// Tablebases and how the search uses them: the `Syzygy*` UCI options.
+pub struct SyzygyConfig {
+    pub tables: Option<Tablebases>,
+    /// The depth from which the search probes positions with as many pieces as the largest
+    /// tables (fewer pieces are probed at any depth).
+    pub probe_depth: i32,
+    /// The most pieces probed, at most the largest tables' count.
+    pub probe_limit: usize,
+    /// Whether a win the fifty-move rule would spoil (a cursed win) counts as a draw.
+    pub rule50: bool,
+}
+
+impl Default for SyzygyConfig {
+    fn default() -> Self {
+        Self {
+            tables: None,
+            probe_depth: 1,
+            probe_limit: 7,
+            rule50: true,
+        }
+    }
+}
+
+/// Root ranks apart by more than any DTZ plus a half-move clock.
+const MAX_DTZ: i32 = 1 << 18;
+
+impl SyzygyConfig {
+    /// The most pieces a probe may see; 0 without tables.
+    pub fn cardinality(&self) -> usize {
+        self.tables
+            .as_ref()
+            .map_or(0, |t| t.max_pieces().min(self.probe_limit))
+    }
+
+    /// Keeps the root moves that hold the tables' best result, best first (by DTZ where the DTZ
+    /// tables are there, else by WDL), each with the score to show. Returns the most pieces the
+    /// search should probe: none once DTZ ranked the moves (they are equal as far as the tables
+    /// go) or when the root is not won.
+    pub fn rank_root_moves(&self, board: &Board, root_moves: &mut Vec<RootMove>) -> usize {
+        let cardinality = self.cardinality();
+        let Some(tables) = &self.tables else {
+            return cardinality;
+        };
+        if root_moves.is_empty()
+            || board.occupied().count() as usize > cardinality
+            || board.has_castling_rights()
+        {
+            return cardinality;
+        }
+        let by_dtz = self.rank_by_dtz(tables, board, root_moves);
+        if !by_dtz && !self.rank_by_wdl(tables, board, root_moves) {
+            for rm in root_moves.iter_mut() {
+                rm.tb_rank = 0;
+                rm.tb_score = None;
+            }
+            return cardinality;
+        }
+        // Stable: within a rank the order of `tb_order` (the fastest win, the slowest loss).
+        root_moves.sort_by_key(|rm| (std::cmp::Reverse(rm.tb_rank), rm.tb_order));
+        let best = root_moves[0].tb_rank;
+        root_moves.retain(|rm| rm.tb_rank == best);
+        if by_dtz || best <= 0 {
+            0
+        } else {
+            cardinality
+        }
+    }
+
+    /// Ranks by distance to zeroing. Wins rank by it, the fastest first: each move then brings
+    /// the zeroing move nearer, and a win the fifty-move rule allows stays one (a search free to
+    /// choose among wins could walk in circles into a repetition). Losses rank equal, so the
+    /// search picks the hardest to win against, unless the fifty-move rule could save one.
+    fn rank_by_dtz(&self, tables: &Tablebases, board: &Board, root_moves: &mut [RootMove]) -> bool {
+        let clock = i32::from(board.halfmove_clock());
+        let mut child = board.clone();
+        for rm in root_moves.iter_mut() {
+            child.make_move(rm.mv);
+            let dtz = if child.halfmove_clock() == 0 {
+                tables.probe_wdl(&child).map(|wdl| match wdl.flip() {
+                    Wdl::Win => 1,
+                    Wdl::CursedWin => 101,
+                    Wdl::Draw => 0,
+                    Wdl::BlessedLoss => -101,
+                    Wdl::Loss => -1,
+                })
+            } else if child.outcome().is_some() {
+                // Mate or a draw by the rules, repetition included.
+                Some(i32::from(child.in_check() && !child.has_legal_move()))
+            } else {
+                // One ply further from the root than from the child.
+                tables.probe_dtz(&child).map(|dtz| -dtz - dtz.signum())
+            };
+            child.unmake_move(rm.mv);
+            let Some(dtz) = dtz else {
+                return false;
+            };
+            rm.tb_order = dtz;
+            rm.tb_rank = if dtz > 0 {
+                MAX_DTZ - (dtz + clock)
+            } else if dtz < 0 {
+                if -2 * dtz + clock < 100 {
+                    -MAX_DTZ
+                } else {
+                    -MAX_DTZ + (-dtz + clock)
+                }
+            } else {
+                0
+            };
+            rm.tb_score = Some(self.rank_score(rm.tb_rank));
+        }
+        true
+    }
+
+    /// Ranks by the result alone, for tables without their DTZ files.
+    fn rank_by_wdl(&self, tables: &Tablebases, board: &Board, root_moves: &mut [RootMove]) -> bool {
+        let mut child = board.clone();
+        for rm in root_moves.iter_mut() {
+            child.make_move(rm.mv);
+            let wdl = if child.in_check() && !child.has_legal_move() {
+                Some(Wdl::Win)
+            } else {
+                tables.probe_wdl(&child).map(Wdl::flip)
+            };
+            child.unmake_move(rm.mv);
+            let Some(wdl) = wdl else {
+                return false;
+            };
+            rm.tb_order = 0;
+            rm.tb_rank = match wdl {
+                Wdl::Win => MAX_DTZ,
+                Wdl::CursedWin if !self.rule50 => MAX_DTZ,
+                Wdl::CursedWin => MAX_DTZ - 101,
+                Wdl::Draw => 0,
+                Wdl::BlessedLoss if !self.rule50 => -MAX_DTZ,
+                Wdl::BlessedLoss => -MAX_DTZ + 101,
+                Wdl::Loss => -MAX_DTZ,
+            };
+            rm.tb_score = Some(self.rank_score(rm.tb_rank));
+        }
+        true
+    }
+
+    /// The score shown for a root move of this rank: a tablebase win or loss, or for a result
+    /// the fifty-move rule spoils a small edge that grows as the real win comes nearer.
+    fn rank_score(&self, rank: i32) -> Score {
+        let bound = if self.rule50 { MAX_DTZ - 100 } else { 1 };
+        if rank >= bound {
+            tb_win_in(1)
+        } else if rank > 0 {
+            (rank - (MAX_DTZ - 200)).max(3) / 2
+        } else if rank == 0 {
+            DRAW
+        } else if rank > -bound {
+            (rank + (MAX_DTZ - 200)).min(-3) / 2
+        } else {
+            -tb_win_in(1)
+        }
+    }
+}
