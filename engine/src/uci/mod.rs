@@ -14,12 +14,15 @@ use crate::search::{Reporter, ScoreBound, SearchInfo, SearchResult};
 use crate::time::DEFAULT_MOVE_OVERHEAD;
 use crate::tools::{bench, genfens, nnbench, perft};
 use crate::types::score;
+use crate::wdl;
 
 const NAME: &str = concat!("Patina ", env!("CARGO_PKG_VERSION"));
 
 /// Prints search progress as UCI `info` lines.
 struct UciReporter {
     chess960: bool,
+    /// The root's material for `wdl W D L`, when UCI_ShowWDL asks for it.
+    wdl_material: Option<i32>,
 }
 
 impl Reporter for UciReporter {
@@ -31,8 +34,12 @@ impl Reporter for UciReporter {
         };
         let ms = info.elapsed.as_millis().max(1);
         let pv: Vec<String> = info.pv.iter().map(|mv| mv.to_uci(self.chess960)).collect();
+        let wdl = self.wdl_material.map_or(String::new(), |material| {
+            let [w, d, l] = wdl::wdl(info.score, material);
+            format!(" wdl {w} {d} {l}")
+        });
         println!(
-            "info depth {} seldepth {} multipv {} score {}{bound} nodes {} nps {} hashfull {} time {} pv {}",
+            "info depth {} seldepth {} multipv {} score {}{wdl}{bound} nodes {} nps {} hashfull {} time {} pv {}",
             info.depth,
             info.seldepth,
             info.multipv,
@@ -71,6 +78,7 @@ pub enum Executed {
 #[derive(Default)]
 pub struct Uci {
     engine: Engine,
+    show_wdl: bool,
 }
 
 impl Uci {
@@ -146,7 +154,11 @@ impl Uci {
                 } else {
                     -eval
                 };
-                println!("NNUE evaluation: {eval} cp (side to move), {white} cp (White)");
+                println!(
+                    "NNUE evaluation: {} cp (side to move), {} cp (White)",
+                    wdl::to_cp(eval),
+                    wdl::to_cp(white)
+                );
             }
             Command::Display => self.display(),
             Command::GenFens(request) => {
@@ -172,6 +184,7 @@ impl Uci {
         );
         println!("option name Ponder type check default false");
         println!("option name UCI_Chess960 type check default false");
+        println!("option name UCI_ShowWDL type check default false");
         println!("option name EvalFile type string default <embedded>");
         println!("option name Clear Hash type button");
         #[cfg(feature = "tune")]
@@ -215,6 +228,7 @@ impl Uci {
                 check()?;
             }
             "uci_chess960" => self.engine.set_chess960(check()?),
+            "uci_showwdl" => self.show_wdl = check()?,
             "evalfile" => {
                 let path = value_of()?;
                 if path == "<embedded>" {
@@ -257,9 +271,13 @@ impl Uci {
             println!("info string error: no legal move among searchmoves; searching them all");
         }
         let chess960 = self.engine.board().is_chess960();
+        let wdl_material = self.show_wdl.then(|| wdl::material(self.engine.board()));
         self.engine.go(
             limits,
-            Box::new(UciReporter { chess960 }),
+            Box::new(UciReporter {
+                chess960,
+                wdl_material,
+            }),
             Box::new(move |result| print_bestmove(&result, chess960)),
         );
     }
