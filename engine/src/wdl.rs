@@ -60,12 +60,12 @@ impl WdlModel {
 /// Fitted for nets/gen5-128-5d9e1ec1.nnue (the default net) on 2026-11-24, from its
 /// self-play, by `datagen wdl-fit ~/patina-data/gen5`.
 pub const MODEL: WdlModel = WdlModel {
-    a: [-923.604447, 2795.149820, -2876.535956, 1162.683024],
-    b: [-39.172469, 59.172577, -6.173393, 173.291774],
+    a: [-1048.901649, 3091.714042, -3092.748128, 1209.825900],
+    b: [-78.510305, 201.273227, -154.268150, 216.391590],
 };
 
 /// `a` at the reference material, rounded: the score that prints as `cp 100`.
-pub const NORMALIZE_TO_PAWN: Score = 158;
+pub const NORMALIZE_TO_PAWN: Score = 160;
 
 /// A score in printed centipawns; mate scores pass through untouched.
 pub fn to_cp(score: Score) -> Score {
