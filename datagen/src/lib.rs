@@ -1,5 +1,6 @@
 //! Patina's data generator as a library: self-play into viriformat game files, and the tools
-//! that read them (stats, validation, bulletformat splats) or make them from match PGNs.
+//! that read them (stats, validation, bulletformat splats, the fit of the engine's
+//! win-draw-loss model) or make them from match PGNs.
 //! `main.rs` is the command line over it; the tests drive it directly.
 
 pub mod adjudication;
@@ -12,5 +13,6 @@ pub mod selfplay;
 pub mod splat;
 pub mod stats;
 pub mod validate;
+pub mod wdl_fit;
 pub mod whole_file;
 pub mod writer;

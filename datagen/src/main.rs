@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use datagen::{gamefile, pgn, play, splat, stats, validate};
+use datagen::{gamefile, pgn, play, splat, stats, validate, wdl_fit};
 use thiserror::Error;
 
 #[derive(Parser)]
@@ -25,6 +25,8 @@ enum Command {
     Validate(validate::ValidateArgs),
     /// Convert match PGNs with engine scores in comments to viriformat.
     PgnToVf(pgn::PgnArgs),
+    /// Fit the engine's win-draw-loss model (normalised scores, UCI_ShowWDL) to games.
+    WdlFit(wdl_fit::WdlFitArgs),
 }
 
 #[derive(Debug, Error)]
@@ -91,6 +93,7 @@ fn run(command: Command) -> Result<ExitCode, Error> {
                 println!("first unreadable: {first}");
             }
         }
+        Command::WdlFit(args) => print!("{}", wdl_fit::run(&args)?),
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -2,8 +2,8 @@
 //!
 //! The library's surface is what the UCI binary, datagen, the trainer and other programs need:
 //! the board and its moves, the `Engine` facade (set a position, search with limits, receive
-//! progress through a `Reporter`), the network and its layout (`nnue`), and the opening and PGN
-//! readers. Everything else is internal to the engine.
+//! progress through a `Reporter`), the network and its layout (`nnue`), the win-draw-loss model
+//! behind the printed scores (`wdl`), and the opening and PGN readers. Everything else is internal to the engine.
 
 // Every `unsafe` block says why it is sound (SIMD in `nnue::simd`, the hash table's memory,
 // PEXT and prefetch hints).
@@ -22,6 +22,7 @@ mod tools;
 mod tt;
 mod types;
 mod uci;
+pub mod wdl;
 
 pub use board::{Board, FenError, MoveList, Outcome, START_FEN};
 pub use cpu::{missing_features, slow_sliders_warning};

@@ -134,6 +134,7 @@ fn handshake_lists_the_options() {
         "Move Overhead",
         "Ponder",
         "UCI_Chess960",
+        "UCI_ShowWDL",
         "EvalFile",
         "Clear Hash",
     ] {
@@ -264,6 +265,44 @@ fn a_refused_option_value_keeps_the_old_one() {
             .any(|l| l.starts_with("info depth 3 ") && l.contains(" multipv 2 ")),
         "{lines:?}"
     );
+}
+
+/// `wdl W D L` follows the score only when asked for, per mille and summing to 1000; a mate
+/// is a certain win.
+#[test]
+fn show_wdl_adds_win_draw_loss_to_the_info_lines() {
+    let mut engine = EngineProcess::start();
+    engine.send("go depth 3");
+    let lines = engine.read_until("bestmove", 30 * SECOND);
+    assert!(lines.iter().all(|l| !l.contains(" wdl ")), "{lines:?}");
+    engine.send("setoption name UCI_ShowWDL value true");
+    for (position, mate) in [
+        ("startpos", false),
+        ("fen 6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1", true),
+    ] {
+        engine.send(&format!("position {position}"));
+        engine.send("go depth 3");
+        let lines = engine.read_until("bestmove", 30 * SECOND);
+        let info: Vec<&String> = lines.iter().filter(|l| l.contains(" score ")).collect();
+        assert!(!info.is_empty(), "{lines:?}");
+        assert_eq!(
+            mate,
+            info.last().unwrap().contains(" score mate "),
+            "{lines:?}"
+        );
+        for line in info {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            let at = fields.iter().position(|&f| f == "wdl").expect(line);
+            let wdl: Vec<u32> = fields[at + 1..at + 4]
+                .iter()
+                .map(|f| f.parse().expect(line))
+                .collect();
+            assert_eq!(wdl.iter().sum::<u32>(), 1000, "{line}");
+            if mate && line.contains(" mate ") {
+                assert_eq!(wdl, [1000, 0, 0], "{line}");
+            }
+        }
+    }
 }
 
 #[test]

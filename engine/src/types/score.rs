@@ -66,14 +66,3 @@ pub const fn moves_to_mate(score: Score) -> Option<i32> {
         None
     }
 }
-
-/// UCI form: `cp N` or `mate N` in moves (negative when being mated).
-pub fn to_uci(score: Score) -> String {
-    if let Some(moves) = moves_to_mate(score) {
-        format!("mate {moves}")
-    } else if score <= -MATE_BOUND {
-        format!("mate -{}", (MATE + score) / 2)
-    } else {
-        format!("cp {score}")
-    }
-}

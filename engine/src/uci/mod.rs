@@ -14,7 +14,7 @@ use crate::engine::{Engine, DEFAULT_HASH_MB, MAX_HASH_MB, MAX_THREADS};
 use crate::search::{Reporter, ScoreBound, SearchInfo, SearchResult};
 use crate::time::DEFAULT_MOVE_OVERHEAD;
 use crate::tools::{bench, genfens, nnbench, perft};
-use crate::types::score;
+use crate::wdl;
 
 /// The engine's name and version, as `id name` and `--version` give it.
 pub const NAME: &str = concat!("Patina ", env!("CARGO_PKG_VERSION"));
@@ -22,6 +22,8 @@ pub const NAME: &str = concat!("Patina ", env!("CARGO_PKG_VERSION"));
 /// Prints search progress as UCI `info` lines.
 struct UciReporter {
     chess960: bool,
+    /// The root's material for `wdl W D L`, when UCI_ShowWDL asks for it.
+    wdl_material: Option<i32>,
 }
 
 impl Reporter for UciReporter {
@@ -33,12 +35,16 @@ impl Reporter for UciReporter {
         };
         let ms = info.elapsed.as_millis().max(1);
         let pv: Vec<String> = info.pv.iter().map(|mv| mv.to_uci(self.chess960)).collect();
+        let wdl = self.wdl_material.map_or(String::new(), |material| {
+            let [w, d, l] = wdl::wdl(info.score, material);
+            format!(" wdl {w} {d} {l}")
+        });
         println!(
-            "info depth {} seldepth {} multipv {} score {}{bound} nodes {} nps {} hashfull {} tbhits {} time {} pv {}",
+            "info depth {} seldepth {} multipv {} score {}{wdl}{bound} nodes {} nps {} hashfull {} tbhits {} time {} pv {}",
             info.depth,
             info.seldepth,
             info.multipv,
-            score::to_uci(info.score),
+            wdl::to_uci(info.score),
             info.nodes,
             info.nodes as u128 * 1000 / ms,
             info.hashfull,
@@ -78,6 +84,7 @@ pub enum Executed {
 #[derive(Default)]
 pub struct Uci {
     engine: Engine,
+    show_wdl: bool,
 }
 
 impl Uci {
@@ -153,7 +160,11 @@ impl Uci {
                 } else {
                     -eval
                 };
-                println!("NNUE evaluation: {eval} cp (side to move), {white} cp (White)");
+                println!(
+                    "NNUE evaluation: {} cp (side to move), {} cp (White)",
+                    wdl::to_cp(eval),
+                    wdl::to_cp(white)
+                );
             }
             Command::Display => self.display(),
             Command::Probe => match self.engine.probe_tablebases()? {
@@ -186,6 +197,7 @@ impl Uci {
         );
         println!("option name Ponder type check default false");
         println!("option name UCI_Chess960 type check default false");
+        println!("option name UCI_ShowWDL type check default false");
         println!("option name EvalFile type string default <embedded>");
         println!("option name Clear Hash type button");
         println!("option name SyzygyPath type string default <empty>");
@@ -237,6 +249,7 @@ impl Uci {
                 check()?;
             }
             "uci_chess960" => self.engine.set_chess960(check()?),
+            "uci_showwdl" => self.show_wdl = check()?,
             "evalfile" => {
                 let path = value_of()?;
                 if path == "<embedded>" {
@@ -294,9 +307,13 @@ impl Uci {
             println!("info string error: no legal move among searchmoves; searching them all");
         }
         let chess960 = self.engine.board().is_chess960();
+        let wdl_material = self.show_wdl.then(|| wdl::material(self.engine.board()));
         self.engine.go(
             limits,
-            Box::new(UciReporter { chess960 }),
+            Box::new(UciReporter {
+                chess960,
+                wdl_material,
+            }),
             Box::new(move |result| print_bestmove(&result, chess960)),
         );
     }

@@ -1,0 +1,306 @@
+//! `datagen wdl-fit`: fits the engine's win-draw-loss model (`patina::wdl`) to self-play games
+//! by maximum likelihood and prints the constants to paste into engine/src/wdl.rs. Each
+//! stored position gives its search score and material, and the game's result says which of
+//! win, draw and loss happened; all three are White's view, which the model's symmetry
+//! allows. Every `holdout`-th game is held back to score the fit against a constant guess.
+
+use std::fmt::Write;
+use std::path::PathBuf;
+
+use clap::Parser;
+use patina::wdl::{material, WdlModel, MAX_MATERIAL, MIN_MATERIAL, REFERENCE_MATERIAL};
+
+use crate::gamefile::{collect_inputs, GameReader, ReadError};
+use crate::record::{from_viri_move, GameResult};
+
+#[derive(Parser, Debug)]
+pub struct WdlFitArgs {
+    /// Game files, or directories of `.vf` files.
+    #[arg(required = true)]
+    pub inputs: Vec<PathBuf>,
+    /// Hold back every Nth game (in reading order) for validation.
+    #[arg(long, default_value_t = 5)]
+    pub holdout: u64,
+    /// Skip positions whose |score| reaches this: mates and runaway scores, where the result
+    /// is settled, say nothing about where the curve bends.
+    #[arg(long, default_value_t = 4000)]
+    pub max_score: i32,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct Sample {
+    pub score: f64,
+    pub material: i32,
+    /// 0 win, 1 draw, 2 loss.
+    pub outcome: usize,
+}
+
+#[derive(Debug, Default)]
+pub struct Samples {
+    pub games: u64,
+    pub samples: Vec<Sample>,
+}
+
+/// Reads every position of every game, split into (training, validation).
+pub fn read(args: &WdlFitArgs) -> Result<(Samples, Samples), ReadError> {
+    let (mut train, mut validation) = (Samples::default(), Samples::default());
+    let mut index = 0;
+    for path in collect_inputs(&args.inputs)? {
+        let mut reader = GameReader::open(&path)?;
+        while let Some(stored) = reader.next_game()? {
+            index += 1;
+            let set = if args.holdout > 0 && index % args.holdout == 0 {
+                &mut validation
+            } else {
+                &mut train
+            };
+            set.games += 1;
+            let outcome = match GameResult::from_wdl(stored.game.outcome()) {
+                GameResult::WhiteWin => 0,
+                GameResult::Draw => 1,
+                GameResult::BlackWin => 2,
+            };
+            let mut board = stored.start;
+            for (viri_move, score) in &stored.game.moves {
+                let score = i32::from(score.get());
+                if score.abs() < args.max_score {
+                    set.samples.push(Sample {
+                        score: f64::from(score),
+                        material: material(&board),
+                        outcome,
+                    });
+                }
+                // The reader has proven every move legal.
+                let mv = from_viri_move(&board, *viri_move).expect("a legal move");
+                board.make_move(mv);
+            }
+        }
+    }
+    Ok((train, validation))
+}
+
+const PARAMS: usize = 8;
+
+fn model_of(theta: &[f64; PARAMS]) -> WdlModel {
+    WdlModel {
+        a: theta[..4].try_into().expect("4 coefficients"),
+        b: theta[4..].try_into().expect("4 coefficients"),
+    }
+}
+
+/// Probabilities this small (a model far off, early in the fit) count as this.
+const FLOOR: f64 = 1e-15;
+
+/// Mean negative log-likelihood and its gradient in the 8 coefficients.
+fn loss_and_gradient(samples: &[Sample], theta: &[f64; PARAMS]) -> (f64, [f64; PARAMS]) {
+    let model = model_of(theta);
+    let (mut loss, mut gradient) = (0.0, [0.0; PARAMS]);
+    for s in samples {
+        let (a, b) = model.params(s.material);
+        let p = model.probabilities(s.score, s.material);
+        let (win, lose) = (p[0], p[2]);
+        let (u, v) = ((s.score - a) / b, (-s.score - a) / b);
+        // dP/da and dP/db for the win and loss curves; a draw takes what is left.
+        let (win_a, win_b) = (-win * (1.0 - win) / b, -win * (1.0 - win) * u / b);
+        let (lose_a, lose_b) = (-lose * (1.0 - lose) / b, -lose * (1.0 - lose) * v / b);
+        let (p_a, p_b) = match s.outcome {
+            0 => (win_a, win_b),
+            2 => (lose_a, lose_b),
+            _ => (-win_a - lose_a, -win_b - lose_b),
+        };
+        let py = p[s.outcome].max(FLOOR);
+        loss -= py.ln();
+        let m =
+            f64::from(s.material.clamp(MIN_MATERIAL, MAX_MATERIAL)) / f64::from(REFERENCE_MATERIAL);
+        let powers = [m * m * m, m * m, m, 1.0];
+        for k in 0..4 {
+            gradient[k] -= p_a / py * powers[k];
+            gradient[4 + k] -= p_b / py * powers[k];
+        }
+    }
+    let n = samples.len().max(1) as f64;
+    (loss / n, gradient.map(|g| g / n))
+}
+
+/// Solves `m x = y` by Gaussian elimination with partial pivoting.
+fn solve(mut m: [[f64; PARAMS]; PARAMS], mut y: [f64; PARAMS]) -> [f64; PARAMS] {
+    for col in 0..PARAMS {
+        let pivot = (col..PARAMS)
+            .max_by(|&i, &j| m[i][col].abs().total_cmp(&m[j][col].abs()))
+            .expect("rows left");
+        m.swap(col, pivot);
+        y.swap(col, pivot);
+        let (pivot_row, pivot_y) = (m[col], y[col]);
+        for row in col + 1..PARAMS {
+            let f = m[row][col] / pivot_row[col];
+            for (x, p) in m[row][col..].iter_mut().zip(&pivot_row[col..]) {
+                *x -= f * p;
+            }
+            y[row] -= f * pivot_y;
+        }
+    }
+    let mut x = [0.0; PARAMS];
+    for row in (0..PARAMS).rev() {
+        let rest: f64 = (row + 1..PARAMS).map(|k| m[row][k] * x[k]).sum();
+        x[row] = (y[row] - rest) / m[row][row];
+    }
+    x
+}
+
+/// Maximum likelihood by damped Newton steps (Levenberg–Marquardt), the Hessian taken by
+/// differencing the exact gradient; from a flat curve of plausible centre and width.
+pub fn fit(samples: &[Sample]) -> (WdlModel, f64) {
+    let mut theta = [0.0, 0.0, 0.0, 200.0, 0.0, 0.0, 0.0, 100.0];
+    let (mut loss, mut gradient) = loss_and_gradient(samples, &theta);
+    let mut damping = 1e-3;
+    for _ in 0..200 {
+        let mut hessian = [[0.0; PARAMS]; PARAMS];
+        for j in 0..PARAMS {
+            let h = 1e-4 * theta[j].abs().max(1.0);
+            let (mut up, mut down) = (theta, theta);
+            up[j] += h;
+            down[j] -= h;
+            let (g_up, g_down) = (
+                loss_and_gradient(samples, &up).1,
+                loss_and_gradient(samples, &down).1,
+            );
+            for i in 0..PARAMS {
+                hessian[i][j] = (g_up[i] - g_down[i]) / (2.0 * h);
+            }
+        }
+        let mut improved = false;
+        while damping < 1e12 {
+            let mut damped = hessian;
+            for i in 0..PARAMS {
+                for j in 0..i {
+                    let mean = (hessian[i][j] + hessian[j][i]) / 2.0;
+                    (damped[i][j], damped[j][i]) = (mean, mean);
+                }
+                damped[i][i] = hessian[i][i] * (1.0 + damping) + 1e-12;
+            }
+            let step = solve(damped, gradient.map(|g| -g));
+            let mut next = theta;
+            for (x, dx) in next.iter_mut().zip(step) {
+                *x += dx;
+            }
+            let (next_loss, next_gradient) = loss_and_gradient(samples, &next);
+            if next_loss.is_finite() && next_loss < loss {
+                let gain = loss - next_loss;
+                (theta, loss, gradient) = (next, next_loss, next_gradient);
+                damping = (damping / 4.0).max(1e-9);
+                improved = gain > 1e-12;
+                break;
+            }
+            damping *= 8.0;
+        }
+        if !improved {
+            break;
+        }
+    }
+    (model_of(&theta), loss)
+}
+
+/// Mean log-loss and Brier score (summed over the three outcomes) of a predictor.
+pub fn score_predictions(samples: &[Sample], predict: impl Fn(&Sample) -> [f64; 3]) -> (f64, f64) {
+    let (mut log_loss, mut brier) = (0.0, 0.0);
+    for s in samples {
+        let p = predict(s);
+        log_loss -= p[s.outcome].max(FLOOR).ln();
+        brier += (0..3)
+            .map(|k| (p[k] - f64::from(u8::from(k == s.outcome))).powi(2))
+            .sum::<f64>();
+    }
+    let n = samples.len().max(1) as f64;
+    (log_loss / n, brier / n)
+}
+
+pub fn run(args: &WdlFitArgs) -> Result<String, ReadError> {
+    let (train, validation) = read(args)?;
+    let (model, train_loss) = fit(&train.samples);
+    let mut frequencies = [0.0; 3];
+    for s in &train.samples {
+        frequencies[s.outcome] += 1.0;
+    }
+    let constant = frequencies.map(|f| f / train.samples.len().max(1) as f64);
+    let (model_log, model_brier) = score_predictions(&validation.samples, |s| {
+        model.probabilities(s.score, s.material)
+    });
+    let (constant_log, constant_brier) = score_predictions(&validation.samples, |_| constant);
+    let (a, b) = model.params(REFERENCE_MATERIAL);
+    let mut text = String::new();
+    let mut line = |s: String| writeln!(text, "{s}").expect("writing to a String");
+    line(format!(
+        "training: {} games, {} positions (|score| < {}); validation: {} games, {} positions",
+        train.games,
+        train.samples.len(),
+        args.max_score,
+        validation.games,
+        validation.samples.len()
+    ));
+    line(format!("training log-loss {train_loss:.4}"));
+    line(format!(
+        "validation log-loss {model_log:.4} (constant W/D/L {constant_log:.4}), \
+         Brier {model_brier:.4} (constant {constant_brier:.4})"
+    ));
+    for m in [20, 30, 40, 58, 78] {
+        let (a, b) = model.params(m);
+        line(format!("material {m}: a = {a:.1}, b = {b:.1}"));
+    }
+    line(format!(
+        "at material {REFERENCE_MATERIAL}: a = {a:.2}, b = {b:.2}; paste into engine/src/wdl.rs:"
+    ));
+    let coefficients = |c: [f64; 4]| c.map(|x| format!("{x:.6}")).join(", ");
+    line(format!(
+        "pub const MODEL: WdlModel = WdlModel {{\n    a: [{}],\n    b: [{}],\n}};",
+        coefficients(model.a),
+        coefficients(model.b)
+    ));
+    line(format!(
+        "pub const NORMALIZE_TO_PAWN: Score = {};",
+        a.round() as i32
+    ));
+    Ok(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Outcomes drawn (deterministically) from a known model are fitted back to it.
+    #[test]
+    fn recovers_the_model_that_made_the_data() {
+        let truth = WdlModel {
+            a: [-40.0, 90.0, -60.0, 250.0],
+            b: [10.0, -20.0, 30.0, 90.0],
+        };
+        let mut samples = Vec::new();
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        for i in 0..60_000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let uniform = (state >> 11) as f64 / (1u64 << 53) as f64;
+            let material = 17 + (i % 62);
+            let score = f64::from((i * 37 % 1601) - 800);
+            let p = truth.probabilities(score, material);
+            let outcome = if uniform < p[0] {
+                0
+            } else if uniform < p[0] + p[1] {
+                1
+            } else {
+                2
+            };
+            samples.push(Sample {
+                score,
+                material,
+                outcome,
+            });
+        }
+        let (fitted, _) = fit(&samples);
+        for m in [20, 40, 58, 78] {
+            let (a, b) = (truth.params(m), fitted.params(m));
+            assert!((a.0 - b.0).abs() < 10.0, "a at {m}: {} vs {}", a.0, b.0);
+            assert!((a.1 - b.1).abs() < 10.0, "b at {m}: {} vs {}", a.1, b.1);
+        }
+    }
+}

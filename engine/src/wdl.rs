@@ -1,0 +1,159 @@
+//! Scores for people. The search works in the network's units; what Patina prints is
+//! normalised so that `cp 100` means its own self-play wins from there about half the time,
+//! and `wdl W D L` comes from the same win-draw-loss model (Stockfish's shape: a logistic
+//! curve in the score whose centre `a` and width `b` are cubics in the material).
+//!
+//! The model is fitted to self-play of one network: refit it (`datagen wdl-fit`, see
+//! docs/scores.md) whenever the default net changes, and paste the printed constants here.
+
+use crate::board::Board;
+use crate::types::score::{moves_to_mate, Score, MATE, MATE_BOUND, TB_WIN_BOUND};
+use crate::types::PieceType;
+
+/// Material on the board, both sides: P + 3N + 3B + 5R + 9Q (78 at the start).
+pub fn material(board: &Board) -> i32 {
+    [
+        (PieceType::Pawn, 1),
+        (PieceType::Knight, 3),
+        (PieceType::Bishop, 3),
+        (PieceType::Rook, 5),
+        (PieceType::Queen, 9),
+    ]
+    .iter()
+    .map(|&(piece, value)| value * board.pieces(piece).count() as i32)
+    .sum()
+}
+
+/// Material outside this range is treated as its nearest end: the data thins out there.
+pub const MIN_MATERIAL: i32 = 17;
+pub const MAX_MATERIAL: i32 = 78;
+/// The material at which `a` is the normalisation constant: a middlegame, as in Stockfish.
+pub const REFERENCE_MATERIAL: i32 = 58;
+
+/// P(win) = 1 / (1 + exp(−(x − a) / b)), P(loss) = 1 / (1 + exp((x + a) / b)) for a score x
+/// (network units, the side to move's view), with `a` and `b` cubics in
+/// m = clamp(material) / REFERENCE_MATERIAL, highest power first.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WdlModel {
+    pub a: [f64; 4],
+    pub b: [f64; 4],
+}
+
+impl WdlModel {
+    /// The curve's centre and width at this material.
+    pub fn params(&self, material: i32) -> (f64, f64) {
+        let m =
+            f64::from(material.clamp(MIN_MATERIAL, MAX_MATERIAL)) / f64::from(REFERENCE_MATERIAL);
+        let cubic = |c: &[f64; 4]| ((c[0] * m + c[1]) * m + c[2]) * m + c[3];
+        (cubic(&self.a), cubic(&self.b))
+    }
+
+    /// Probabilities of win, draw and loss for the side whose score this is.
+    pub fn probabilities(&self, score: f64, material: i32) -> [f64; 3] {
+        let (a, b) = self.params(material);
+        let win = 1.0 / (1.0 + (-(score - a) / b).exp());
+        let loss = 1.0 / (1.0 + ((score + a) / b).exp());
+        [win, 1.0 - win - loss, loss]
+    }
+}
+
+/// Fitted for nets/gen5-128-5d9e1ec1.nnue (the default net) on 2026-11-24, from its
+/// self-play, by `datagen wdl-fit ~/patina-data/gen5`.
+pub const MODEL: WdlModel = WdlModel {
+    a: [-1048.901649, 3091.714042, -3092.748128, 1209.825900],
+    b: [-78.510305, 201.273227, -154.268150, 216.391590],
+};
+
+/// `a` at the reference material, rounded: the score that prints as `cp 100`.
+pub const NORMALIZE_TO_PAWN: Score = 160;
+
+/// A score in printed centipawns; mate and tablebase scores pass through untouched.
+pub fn to_cp(score: Score) -> Score {
+    if score.abs() >= TB_WIN_BOUND {
+        score
+    } else {
+        score * 100 / NORMALIZE_TO_PAWN
+    }
+}
+
+/// UCI form: `cp N` in normalised centipawns (`wdl::to_cp`) or `mate N` in moves (negative
+/// when being mated).
+pub fn to_uci(score: Score) -> String {
+    if let Some(moves) = moves_to_mate(score) {
+        format!("mate {moves}")
+    } else if score <= -MATE_BOUND {
+        format!("mate -{}", (MATE + score) / 2)
+    } else {
+        format!("cp {}", to_cp(score))
+    }
+}
+
+/// Win, draw and loss per mille for the side to move; they sum to 1000. A mate score is
+/// certain, and so is a tablebase result.
+pub fn wdl(score: Score, material: i32) -> [u32; 3] {
+    if score >= TB_WIN_BOUND {
+        return [1000, 0, 0];
+    }
+    if score <= -TB_WIN_BOUND {
+        return [0, 0, 1000];
+    }
+    let [win, _, loss] = MODEL.probabilities(f64::from(score), material);
+    let win = (win * 1000.0).round() as u32;
+    // Both rounded up could pass 1000 where draws all but vanish.
+    let loss = ((loss * 1000.0).round() as u32).min(1000 - win);
+    [win, 1000 - win - loss, loss]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::score::{mate_in, mated_in};
+
+    #[test]
+    fn the_start_position_has_all_the_material() {
+        assert_eq!(material(&Board::default()), 78);
+    }
+
+    #[test]
+    fn the_normalisation_constant_prints_as_one_pawn() {
+        assert_eq!(to_cp(NORMALIZE_TO_PAWN), 100);
+        assert_eq!(to_cp(-NORMALIZE_TO_PAWN), -100);
+        assert_eq!(to_cp(0), 0);
+    }
+
+    #[test]
+    fn the_normalisation_constant_is_the_fitted_centre() {
+        let (a, _) = MODEL.params(REFERENCE_MATERIAL);
+        assert_eq!(a.round() as Score, NORMALIZE_TO_PAWN);
+        // Which is where winning becomes as likely as not.
+        assert_eq!(wdl(NORMALIZE_TO_PAWN, REFERENCE_MATERIAL)[0], 500);
+    }
+
+    #[test]
+    fn mate_scores_pass_through() {
+        for score in [mate_in(3), mated_in(4), MATE_BOUND, -MATE_BOUND] {
+            assert_eq!(to_cp(score), score);
+        }
+        assert_eq!(wdl(mate_in(1), 78), [1000, 0, 0]);
+        assert_eq!(wdl(mated_in(2), 78), [0, 0, 1000]);
+    }
+
+    #[test]
+    fn wdl_sums_to_1000_and_favours_the_better_side() {
+        for material in [0, 17, 30, 58, 78] {
+            let mut last_win = 0;
+            for score in (-3000..=3000).step_by(25) {
+                let [win, draw, loss] = wdl(score, material);
+                assert_eq!(
+                    win + draw + loss,
+                    1000,
+                    "score {score}, material {material}"
+                );
+                assert!(win >= last_win, "score {score}, material {material}");
+                last_win = win;
+            }
+            let [win, _, loss] = wdl(0, material);
+            assert_eq!(win, loss);
+        }
+    }
+}
