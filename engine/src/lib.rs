@@ -9,6 +9,7 @@ pub mod cpu;
 pub mod engine;
 mod memory;
 pub mod nnue;
+pub mod play;
 pub mod search;
 pub mod thread;
 pub mod time;

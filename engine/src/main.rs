@@ -1,5 +1,5 @@
 //! The `patina` binary: a UCI engine, plus `bench`, `perft`, `go` and the other commands
-//! from the shell.
+//! from the shell, and `play` and `web` to play it as a person.
 
 use std::io::BufReader;
 use std::process::ExitCode;
@@ -18,6 +18,11 @@ fn main() -> ExitCode {
         return ExitCode::FAILURE;
     }
     let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
+        Some("play") => return patina::play::terminal::main(&args[1..]),
+        Some("web") => return patina::play::web::main(&args[1..]),
+        _ => {}
+    }
     let mut uci = Uci::default();
     if args.is_empty() {
         uci.run(BufReader::new(std::io::stdin()));
