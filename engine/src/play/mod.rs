@@ -81,6 +81,15 @@ pub fn score_text(score: Score, side_to_move: Color) -> String {
     }
 }
 
+/// A number below `n` that differs from call to call (the standard library keys each hasher
+/// afresh): enough to pick a colour or a Chess960 start, not for secrets.
+pub fn random_below(n: usize) -> usize {
+    use std::hash::{BuildHasher, Hasher};
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u32(std::process::id());
+    (hasher.finish() % n.max(1) as u64) as usize
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -275,18 +275,19 @@ impl Session {
                 "white" | "w" => human = Some(Color::White),
                 "black" | "b" => human = Some(Color::Black),
                 "960" | "chess960" | "frc" => {
+                    // A number after `960` picks the start; any other word is the next option.
                     let index = match rest.first().map(|n| n.parse::<usize>()) {
                         Some(Ok(n)) if n < 960 => {
                             rest = &rest[1..];
                             n
                         }
-                        Some(Ok(_)) | Some(Err(_)) if !rest.is_empty() => {
+                        Some(Ok(_)) => {
                             return writeln!(
                                 out,
                                 "Chess960 start positions are numbered 0 to 959."
                             );
                         }
-                        _ => random_index(),
+                        _ => super::random_below(960),
                     };
                     game = Game::chess960(index);
                     writeln!(out, "Chess960 start position {index}.")?;
@@ -424,13 +425,6 @@ fn last_words(text: &str, count: usize) -> String {
     format!("... {}", words[start..].join(" "))
 }
 
-fn random_index() -> usize {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.subsec_nanos());
-    nanos as usize % 960
-}
-
 /// The board as text: the last move's squares in brackets, the king in check in parentheses.
 pub fn render(game: &Game, flipped: bool, ascii: bool) -> String {
     let board = game.board();
@@ -540,6 +534,17 @@ mod tests {
         assert!(out.contains("depth must be 1 to 100"), "{out}");
         assert!(out.contains("Black resigns: White wins (1-0)."), "{out}");
         assert!(out.contains("[Black \"You\"]"), "{out}");
+    }
+
+    #[test]
+    fn starts_chess960_and_fen_games() {
+        let out = run("new 960 0 black\nfen\nnew 960 1000\nnew fen 8/8 w\nnew purple\nquit\n");
+        assert!(out.contains("Chess960 start position 0."), "{out}");
+        assert!(out.contains("New game: you play Black."), "{out}");
+        assert!(out.contains("Patina played 1. "), "{out}");
+        assert!(out.contains("numbered 0 to 959"), "{out}");
+        assert!(out.contains("Bad FEN: "), "{out}");
+        assert!(out.contains("Unknown option 'purple'"), "{out}");
     }
 
     #[test]

@@ -19,7 +19,7 @@ use super::game::{color_name, line_san, pgn_date, End, Game};
 use super::score_text;
 use crate::board::Board;
 use crate::engine::Engine;
-use crate::search::score::{MATE_BOUND, Score};
+use crate::search::score::{Score, MATE_BOUND};
 use crate::search::{Limits, Reporter, SearchInfo, SearchResult};
 use crate::types::Color;
 
@@ -307,7 +307,11 @@ fn parse_setup(body: &Map<String, Value>) -> Result<Setup, ApiError> {
         Some("white") => Some(Color::White),
         Some("black") => Some(Color::Black),
         Some("random") => None,
-        _ => return Err(ApiError::bad("'color' must be \"white\", \"black\" or \"random\"")),
+        _ => {
+            return Err(ApiError::bad(
+                "'color' must be \"white\", \"black\" or \"random\"",
+            ))
+        }
     };
     let move_time = match body.get("movetime") {
         None | Some(Value::Null) => DEFAULT_MOVE_TIME,
@@ -334,7 +338,11 @@ fn parse_setup(body: &Map<String, Value>) -> Result<Setup, ApiError> {
             Board::from_fen(fen).map_err(|e| ApiError::bad(format!("bad FEN: {e}")))?;
             Some(fen.trim().to_string())
         }
-        Some(_) => return Err(ApiError::bad("'fen' must be a FEN of at most 120 characters")),
+        Some(_) => {
+            return Err(ApiError::bad(
+                "'fen' must be a FEN of at most 120 characters",
+            ))
+        }
     };
     let chess960 = match body.get("chess960") {
         None | Some(Value::Null) | Some(Value::Bool(false)) => None,
@@ -428,15 +436,16 @@ impl Games {
             }
             Ok(Reply::Json(value)) => json_response(200, &value).with_header(nosniff),
             Ok(Reply::Pgn(pgn)) => Response::from_data(pgn.into_bytes())
-                .with_header(header("Content-Type", "application/x-chess-pgn; charset=utf-8"))
+                .with_header(header(
+                    "Content-Type",
+                    "application/x-chess-pgn; charset=utf-8",
+                ))
                 .with_header(header(
                     "Content-Disposition",
                     "attachment; filename=\"patina.pgn\"",
                 ))
                 .with_header(nosniff),
-            Err(e) => {
-                json_response(e.status, &json!({ "error": e.message })).with_header(nosniff)
-            }
+            Err(e) => json_response(e.status, &json!({ "error": e.message })).with_header(nosniff),
         };
         // The browser may have gone; nothing to do about it.
         let _ = request.respond(response);
@@ -471,7 +480,10 @@ impl Games {
                 let mut state = lock(&session.state);
                 state.last_seen = Instant::now();
                 if state.thinking {
-                    return Err(ApiError::status(409, "Patina is thinking; wait for its move"));
+                    return Err(ApiError::status(
+                        409,
+                        "Patina is thinking; wait for its move",
+                    ));
                 }
                 if state.game.is_over() || state.game.side_to_move() != state.human {
                     return Err(ApiError::status(409, "it is not your move"));
@@ -517,10 +529,14 @@ impl Games {
     fn new_game(&self, id: Option<SessionId>, setup: Setup) -> Result<Reply, ApiError> {
         let game = match setup.start {
             Start::Standard => Game::default(),
-            Start::Fen(fen) => Game::from_fen(&fen, false).map_err(|e| ApiError::bad(e.to_string()))?,
-            Start::Chess960(index) => Game::chess960(index.unwrap_or_else(|| random_below(960))),
+            Start::Fen(fen) => {
+                Game::from_fen(&fen, false).map_err(|e| ApiError::bad(e.to_string()))?
+            }
+            Start::Chess960(index) => {
+                Game::chess960(index.unwrap_or_else(|| super::random_below(960)))
+            }
         };
-        let human = setup.human.unwrap_or(if random_below(2) == 0 {
+        let human = setup.human.unwrap_or(if super::random_below(2) == 0 {
             Color::White
         } else {
             Color::Black
@@ -717,7 +733,11 @@ fn status_text(state: &State) -> String {
         None if state.game.side_to_move() == state.human => format!(
             "Your move ({}).{}",
             color_name(state.human),
-            if state.game.board().in_check() { " Check!" } else { "" }
+            if state.game.board().in_check() {
+                " Check!"
+            } else {
+                ""
+            }
         ),
         None => "Patina to move.".to_string(),
     }
@@ -731,7 +751,8 @@ fn color_key(color: Color) -> &'static str {
 }
 
 fn header(name: &str, value: &str) -> Header {
-    Header::from_bytes(name.as_bytes(), value.as_bytes()).expect("header names and values are ASCII")
+    Header::from_bytes(name.as_bytes(), value.as_bytes())
+        .expect("header names and values are ASCII")
 }
 
 fn json_response(status: u16, value: &Value) -> Response<std::io::Cursor<Vec<u8>>> {
@@ -739,12 +760,6 @@ fn json_response(status: u16, value: &Value) -> Response<std::io::Cursor<Vec<u8>
         .with_status_code(status)
         .with_header(header("Content-Type", "application/json"))
         .with_header(header("Cache-Control", "no-store"))
-}
-
-fn random_below(n: usize) -> usize {
-    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-    hasher.write_u32(std::process::id());
-    (hasher.finish() % n as u64) as usize
 }
 
 #[cfg(test)]
@@ -768,8 +783,19 @@ mod tests {
             parse_request(&Method::Get, "/app.js?v=1", b""),
             Ok(Api::Asset("/app.js"))
         );
-        for path in ["/../Cargo.toml", "/etc/passwd", "/app.js/..", "//app.js", "/chessground/", "/api"] {
-            assert_eq!(status(parse_request(&Method::Get, path, b"")), 404, "{path}");
+        for path in [
+            "/../Cargo.toml",
+            "/etc/passwd",
+            "/app.js/..",
+            "//app.js",
+            "/chessground/",
+            "/api",
+        ] {
+            assert_eq!(
+                status(parse_request(&Method::Get, path, b"")),
+                404,
+                "{path}"
+            );
         }
         assert_eq!(status(parse_request(&Method::Post, "/", b"")), 405);
         assert_eq!(status(parse_request(&Method::Get, "/api/move", b"")), 405);
@@ -782,7 +808,12 @@ mod tests {
             parse_request(&Method::Get, &url, b""),
             Ok(Api::State(SessionId(ID.into())))
         );
-        for url in ["/api/state", "/api/state?session=", "/api/state?session=xyz", "/api/pgn?session=../../x"] {
+        for url in [
+            "/api/state",
+            "/api/state?session=",
+            "/api/state?session=xyz",
+            "/api/pgn?session=../../x",
+        ] {
             assert_eq!(status(parse_request(&Method::Get, url, b"")), 400, "{url}");
         }
         assert_eq!(status(post("/api/undo", "{}")), 400);
@@ -826,11 +857,21 @@ mod tests {
         let setup = new(r#"{"color":"black","movetime":250,"chess960":12}"#).unwrap();
         assert_eq!(
             (setup.human, setup.move_time, setup.start),
-            (Some(Color::Black), Duration::from_millis(250), Start::Chess960(Some(12)))
+            (
+                Some(Color::Black),
+                Duration::from_millis(250),
+                Start::Chess960(Some(12))
+            )
         );
-        assert_eq!(new(r#"{"color":"random","chess960":true}"#).unwrap().human, None);
+        assert_eq!(
+            new(r#"{"color":"random","chess960":true}"#).unwrap().human,
+            None
+        );
         let setup = new(r#"{"fen":"7k/P7/8/8/8/8/8/K7 w - - 0 1"}"#).unwrap();
-        assert_eq!(setup.start, Start::Fen("7k/P7/8/8/8/8/8/K7 w - - 0 1".into()));
+        assert_eq!(
+            setup.start,
+            Start::Fen("7k/P7/8/8/8/8/8/K7 w - - 0 1".into())
+        );
         for body in [
             r#"{"color":"green"}"#,
             r#"{"movetime":10001}"#,
@@ -877,10 +918,19 @@ mod tests {
         let reply = games.handle(Api::Move(newcomer.clone(), "e2e5".into()));
         let error = reply.err().unwrap();
         assert_eq!(error.status, 400);
-        assert!(error.message.contains("'e2e5' is not a legal move"), "{}", error.message);
-        assert!(games.handle(Api::Move(newcomer.clone(), "e2e4".into())).is_ok());
+        assert!(
+            error.message.contains("'e2e5' is not a legal move"),
+            "{}",
+            error.message
+        );
+        assert!(games
+            .handle(Api::Move(newcomer.clone(), "e2e4".into()))
+            .is_ok());
         assert_eq!(
-            games.handle(Api::Move(newcomer.clone(), "d2d4".into())).err().map(|e| e.status),
+            games
+                .handle(Api::Move(newcomer.clone(), "d2d4".into()))
+                .err()
+                .map(|e| e.status),
             Some(409)
         );
         let session = games.session(&newcomer).unwrap();
