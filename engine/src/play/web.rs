@@ -142,7 +142,13 @@ pub fn main(args: &[String]) -> ExitCode {
         None => format!("http://{address}/"),
     };
     println!("Patina is ready: open {url} in a browser (Ctrl-C to stop).");
-    let games = Arc::new(Games::default());
+    let games = Arc::new(Games {
+        loopback: server
+            .server_addr()
+            .to_ip()
+            .is_some_and(|addr| addr.ip().is_loopback()),
+        ..Games::default()
+    });
     let workers: Vec<_> = (0..WORKERS)
         .map(|_| {
             let (server, games) = (Arc::clone(&server), Arc::clone(&games));
@@ -278,6 +284,45 @@ fn parse_request(method: &Method, url: &str, body: &[u8]) -> Result<Api, ApiErro
     }
 }
 
+/// Refuses what only another site's page would send. A page elsewhere may make the browser
+/// request this server: its `Origin` then names another host, or (DNS rebinding) its `Host`
+/// names a domain although the server listens on loopback; and a cross-site form may POST without
+/// the browser asking first, but never as `application/json`.
+fn check_headers(method: &Method, headers: &[Header], loopback: bool) -> Result<(), ApiError> {
+    let get = |name: &'static str| {
+        headers
+            .iter()
+            .find(|h| h.field.equiv(name))
+            .map(|h| h.value.as_str())
+    };
+    let refused = || ApiError::status(403, "requests from other sites are refused");
+    let host = get("Host").unwrap_or("");
+    if loopback {
+        let name = host.rsplit_once(':').map_or(host, |(name, _)| name);
+        if !matches!(name, "localhost" | "127.0.0.1" | "[::1]") {
+            return Err(refused());
+        }
+    }
+    if let Some(origin) = get("Origin") {
+        let origin = origin
+            .strip_prefix("http://")
+            .or_else(|| origin.strip_prefix("https://"))
+            .unwrap_or(origin);
+        if origin != host {
+            return Err(refused());
+        }
+    }
+    if *method == Method::Post
+        && !get("Content-Type").is_some_and(|t| t.starts_with("application/json"))
+    {
+        return Err(ApiError::status(
+            415,
+            "send the request body as application/json",
+        ));
+    }
+    Ok(())
+}
+
 fn query_session(query: &str) -> Result<SessionId, ApiError> {
     let value = query
         .split('&')
@@ -375,6 +420,8 @@ fn parse_setup(body: &Map<String, Value>) -> Result<Setup, ApiError> {
 #[derive(Default)]
 struct Games {
     sessions: Mutex<HashMap<SessionId, Arc<Session>>>,
+    /// Listening on a loopback address: only requests naming a loopback host are served.
+    loopback: bool,
 }
 
 /// One tab's game. Lock order: `engine` before `state`; the search thread takes only `state`,
@@ -416,7 +463,8 @@ impl Games {
             Ok(_) if body.len() > MAX_BODY => {
                 Err(ApiError::status(413, "the request body is too large"))
             }
-            Ok(_) => parse_request(request.method(), request.url(), &body)
+            Ok(_) => check_headers(request.method(), request.headers(), self.loopback)
+                .and_then(|()| parse_request(request.method(), request.url(), &body))
                 .and_then(|api| self.handle(api)),
         };
         let nosniff = header("X-Content-Type-Options", "nosniff");
@@ -799,6 +847,40 @@ mod tests {
         }
         assert_eq!(status(parse_request(&Method::Post, "/", b"")), 405);
         assert_eq!(status(parse_request(&Method::Get, "/api/move", b"")), 405);
+    }
+
+    #[test]
+    fn refuses_other_sites() {
+        let headers = |pairs: &[(&str, &str)]| -> Vec<Header> {
+            pairs
+                .iter()
+                .map(|(name, value)| header(name, value))
+                .collect()
+        };
+        let local = "127.0.0.1:8080";
+        let json = ("Content-Type", "application/json");
+        let check = |method, pairs: &[(&str, &str)], loopback| {
+            check_headers(&method, &headers(pairs), loopback).map_err(|e| e.status)
+        };
+        assert_eq!(check(Method::Get, &[("Host", local)], true), Ok(()));
+        assert_eq!(
+            check(Method::Get, &[("Host", "localhost:8080")], true),
+            Ok(())
+        );
+        let same_origin = [("Host", local), ("Origin", "http://127.0.0.1:8080"), json];
+        assert_eq!(check(Method::Post, &same_origin, true), Ok(()));
+        // Another site's page, a rebound domain, a form post.
+        let other = [("Host", local), ("Origin", "http://evil.example"), json];
+        assert_eq!(check(Method::Post, &other, true), Err(403));
+        let rebound = [
+            ("Host", "evil.example:8080"),
+            ("Origin", "http://evil.example:8080"),
+        ];
+        assert_eq!(check(Method::Get, &rebound, true), Err(403));
+        assert_eq!(check(Method::Get, &rebound, false), Ok(()));
+        let form = [("Host", local), ("Content-Type", "text/plain")];
+        assert_eq!(check(Method::Post, &form, true), Err(415));
+        assert_eq!(check(Method::Post, &[("Host", local)], true), Err(415));
     }
 
     #[test]
