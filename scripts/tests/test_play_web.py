@@ -18,6 +18,7 @@ try:
     from selenium.webdriver.chrome.options import Options
     from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.common.exceptions import TimeoutException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select, WebDriverWait
 except ImportError:
@@ -77,8 +78,17 @@ class WebGame(unittest.TestCase):
         self.driver.get(self.url)
         self.until(lambda d: self.state() is not None, "the page never got a game")
 
-    def until(self, condition, message, timeout=20):
-        return WebDriverWait(self.driver, timeout, poll_frequency=0.05).until(condition, message)
+    def until(self, condition, message, timeout=60):
+        """Waits for `condition`; `message` may be a function, to describe the page at the time."""
+        try:
+            return WebDriverWait(self.driver, timeout, poll_frequency=0.05).until(condition)
+        except TimeoutException:
+            self.fail(message() if callable(message) else message)
+
+    def page_text(self):
+        state = self.state() or {}
+        error = self.driver.find_element(By.ID, "error").text
+        return f"state {({k: state.get(k) for k in ('fen', 'moves', 'yourMove', 'thinking')})}, error {error!r}"
 
     def state(self):
         return self.driver.execute_script("return window.patina && window.patina.state")
@@ -144,7 +154,7 @@ class WebGame(unittest.TestCase):
             self.play(orig, dest)
             state = self.until(lambda d: len(self.state()["moves"]) >= count + 2
                                and not self.state()["thinking"] and self.state(),
-                               f"no reply to {orig}{dest}")
+                               lambda: f"no reply to {orig}{dest}: {self.page_text()}")
             self.assertEqual(state["lastMove"] is not None, True)
             self.assert_board_shows(state["fen"])
         # The move list shows the game in SAN, and the engine's score and line are shown.

@@ -221,7 +221,9 @@ impl Game {
                 None => legal
                     .iter()
                     .copied()
-                    .filter(|mv| mv.is_promotion() && mv.to_uci(false)[..4] == *text)
+                    .filter(|mv| {
+                        mv.is_promotion() && mv.to_uci(false)[..4] == text.to_ascii_lowercase()
+                    })
                     .collect(),
             }
         } else {
@@ -562,7 +564,7 @@ mod tests {
     #[test]
     fn promotions_need_a_piece() {
         let game = Game::from_fen("8/4P3/8/8/8/k7/8/K7 w - - 0 1", false).unwrap();
-        for text in ["e8", "e7e8"] {
+        for text in ["e8", "e7e8", "E7E8"] {
             match game.parse_move(text) {
                 Err(MoveError::Ambiguous { candidates, .. }) => {
                     assert_eq!(sorted(candidates), ["e8=B", "e8=N", "e8=Q", "e8=R"]);

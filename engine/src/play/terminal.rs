@@ -103,8 +103,15 @@ impl Session {
                 writeln!(out)?;
                 return Ok(());
             };
-            // A line that is not UTF-8 is a typo like any other.
-            let line = line.unwrap_or_default();
+            let line = match line {
+                Ok(line) => line,
+                // A line that is not UTF-8 is a typo like any other.
+                Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
+                    writeln!(out, "Cannot read that line: it is not UTF-8 text.")?;
+                    continue;
+                }
+                Err(e) => return Err(e),
+            };
             if !self.command(line.trim(), out)? {
                 return Ok(());
             }
@@ -491,11 +498,11 @@ fn glyph(piece: Piece, ascii: bool) -> char {
 mod tests {
     use super::*;
 
-    fn run(input: &str) -> String {
+    fn run(input: impl AsRef<[u8]>) -> String {
         let mut session = Session::new(true);
         session.strength = Strength::Depth(1);
         let mut out = Vec::new();
-        session.run(input.as_bytes(), &mut out).unwrap();
+        session.run(input.as_ref(), &mut out).unwrap();
         String::from_utf8(out).unwrap()
     }
 
@@ -545,6 +552,13 @@ mod tests {
         assert!(out.contains("numbered 0 to 959"), "{out}");
         assert!(out.contains("Bad FEN: "), "{out}");
         assert!(out.contains("Unknown option 'purple'"), "{out}");
+    }
+
+    #[test]
+    fn survives_input_that_is_not_text() {
+        let out = run(b"\xff\xfe\ne4\nquit\n");
+        assert!(out.contains("not UTF-8 text"), "{out}");
+        assert!(out.contains("Patina played 1... "), "{out}");
     }
 
     #[test]
