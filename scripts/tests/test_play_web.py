@@ -66,7 +66,11 @@ class WebGame(unittest.TestCase):
         for arg in ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1200,860",
                     "--disable-dev-shm-usage"]:
             options.add_argument(arg)
+        # The board is ready once the module scripts ran (before DOMContentLoaded): no need to
+        # wait for the load event, which a loaded machine can delay for minutes.
+        options.page_load_strategy = "eager"
         cls.driver = webdriver.Chrome(options=options, service=Service(DRIVER))
+        cls.driver.set_page_load_timeout(90)
 
     @classmethod
     def tearDownClass(cls):

@@ -9,6 +9,7 @@ use std::collections::HashMap;
 use std::hash::{BuildHasher, Hasher};
 use std::io::Read;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -32,7 +33,8 @@ const MAX_MOVE_TIME: Duration = Duration::from_secs(10);
 const DEFAULT_MOVE_TIME: Duration = Duration::from_secs(1);
 /// The largest request body read: a FEN and a few fields fit many times over.
 const MAX_BODY: usize = 4096;
-const WORKERS: usize = 4;
+/// Requests handled at once.
+const MAX_HANDLERS: usize = 64;
 
 struct Asset {
     path: &'static str,
@@ -149,18 +151,21 @@ pub fn main(args: &[String]) -> ExitCode {
             .is_some_and(|addr| addr.ip().is_loopback()),
         ..Games::default()
     });
-    let workers: Vec<_> = (0..WORKERS)
-        .map(|_| {
-            let (server, games) = (Arc::clone(&server), Arc::clone(&games));
-            std::thread::spawn(move || {
-                for request in server.incoming_requests() {
-                    games.serve(request);
-                }
-            })
-        })
-        .collect();
-    for worker in workers {
-        let _ = worker.join();
+    // A thread per request: one whose body is slow to come (tiny_http hands requests over
+    // before reading their bodies) holds up no other. Bounded, as the games are.
+    let handlers = Arc::new(AtomicUsize::new(0));
+    for request in server.incoming_requests() {
+        if handlers.load(Relaxed) >= MAX_HANDLERS {
+            let busy = json!({ "error": "the server is busy; try again" });
+            let _ = request.respond(json_response(503, &busy));
+            continue;
+        }
+        handlers.fetch_add(1, Relaxed);
+        let (games, handlers) = (Arc::clone(&games), Arc::clone(&handlers));
+        std::thread::spawn(move || {
+            games.serve(request);
+            handlers.fetch_sub(1, Relaxed);
+        });
     }
     ExitCode::SUCCESS
 }
