@@ -64,13 +64,14 @@ class WebGame(unittest.TestCase):
         options = Options()
         options.binary_location = CHROMIUM
         for arg in ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1200,860",
-                    "--disable-dev-shm-usage"]:
+                    "--disable-dev-shm-usage", "--disable-renderer-backgrounding",
+                    "--disable-background-timer-throttling"]:
             options.add_argument(arg)
         # The board is ready once the module scripts ran (before DOMContentLoaded): no need to
         # wait for the load event, which a loaded machine can delay for minutes.
         options.page_load_strategy = "eager"
         cls.driver = webdriver.Chrome(options=options, service=Service(DRIVER))
-        cls.driver.set_page_load_timeout(90)
+        cls.driver.set_page_load_timeout(30)
 
     @classmethod
     def tearDownClass(cls):
@@ -79,7 +80,15 @@ class WebGame(unittest.TestCase):
         cls.server.wait(timeout=10)
 
     def setUp(self):
-        self.driver.get(self.url)
+        # Headless Chromium on a busy machine sometimes loses its first navigation ("timed out
+        # receiving message from renderer"); another try goes through.
+        for attempt in range(3):
+            try:
+                self.driver.get(self.url)
+                break
+            except TimeoutException:
+                if attempt == 2:
+                    raise
         self.until(lambda d: self.state() is not None, "the page never got a game")
 
     def until(self, condition, message, timeout=60):
