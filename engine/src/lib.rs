@@ -14,6 +14,7 @@ mod cpu;
 mod engine;
 mod memory;
 pub mod nnue;
+pub mod play;
 mod search;
 mod smp;
 mod syzygy;

@@ -1,5 +1,5 @@
 //! The `patina` binary: a UCI engine, plus `bench`, `perft`, `go` and the other commands
-//! from the shell.
+//! from the shell, and `play` and `web` to play it as a person.
 
 use std::io::BufReader;
 use std::process::ExitCode;
@@ -24,6 +24,11 @@ fn main() -> ExitCode {
     if matches!(args.as_slice(), [flag] if flag == "--version" || flag == "-V") {
         println!("{}", patina::NAME);
         return ExitCode::SUCCESS;
+    }
+    match args.first().map(String::as_str) {
+        Some("play") => return patina::play::terminal::main(&args[1..]),
+        Some("web") => return patina::play::web::main(&args[1..]),
+        _ => {}
     }
     let mut uci = Uci::default();
     if args.is_empty() {

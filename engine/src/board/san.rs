@@ -1,4 +1,4 @@
-//! Standard algebraic notation, for PGN books.
+//! Standard algebraic notation, for PGN books and for people playing the engine.
 
 use super::Board;
 use crate::types::{Move, PieceType, Square, Wing};
@@ -54,8 +54,8 @@ impl Board {
         candidates.next().is_none().then_some(found)
     }
 
-    /// The move in SAN, with disambiguation and check/mate suffix: the parser's test oracle.
-    #[cfg(test)]
+    /// The move in SAN, with disambiguation and check/mate suffix (the parser's test oracle, and
+    /// the notation `patina play` shows).
     pub fn san(&self, mv: Move) -> String {
         let mut san = String::new();
         let piece_type = self

@@ -1,0 +1,570 @@
+//! `patina play`: a game against the engine in the terminal, line by line. The board is redrawn
+//! after every move, so the screen reads well in any terminal (and in a test's `tmux`).
+
+use std::io::{BufRead, Write};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use super::game::{color_name, line_san, pgn_date, Game, MoveError};
+use super::{score_text, Strength};
+use crate::engine::Engine;
+use crate::search::{Reporter, SearchInfo};
+use crate::types::{Color, Move, Piece, PieceType, Square};
+
+const HELP: &str = "\
+Moves: SAN (Nf3, exd5, e8=Q, O-O) or UCI (g1f3, e7e8q).
+Commands:
+  new [white|black] [960 [N] | fen FEN]   new game: your colour, Chess960 (start N), or a FEN
+  undo                 take back your last move (and the engine's reply)
+  go                   the engine plays the side to move; you take the other side
+  flip                 turn the board around
+  hint                 ask the engine for a move
+  level                show the level; change it with
+  level time S | depth N | nodes N | threads N
+  resign               give up the game
+  save [FILE]          save the game as PGN (default: patina-<time>.pgn)
+  pgn | fen | moves    print the PGN, the position's FEN, or the legal moves
+  help                 this text
+  quit                 leave";
+
+/// Parses `patina play` options and plays on stdin and stdout.
+pub fn main(args: &[String]) -> ExitCode {
+    let mut ascii = false;
+    for arg in args {
+        match arg.as_str() {
+            "--ascii" => ascii = true,
+            "-h" | "--help" => {
+                println!("usage: patina play [--ascii]\n\n{HELP}");
+                return ExitCode::SUCCESS;
+            }
+            other => {
+                eprintln!("patina play: unknown option '{other}' (try --help)");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    let stdin = std::io::stdin();
+    let mut out = std::io::stdout();
+    let mut session = Session::new(ascii);
+    match session.run(stdin.lock(), &mut out) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("patina play: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Keeps the engine's last report of a search to show its score and line.
+#[derive(Default)]
+struct LastInfo(Option<SearchInfo>);
+
+impl Reporter for LastInfo {
+    fn report(&mut self, info: &SearchInfo) {
+        self.0 = Some(info.clone());
+    }
+}
+
+pub struct Session {
+    game: Game,
+    engine: Engine,
+    human: Color,
+    /// Board seen from Black's side.
+    flipped: bool,
+    ascii: bool,
+    strength: Strength,
+    threads: usize,
+}
+
+impl Session {
+    pub fn new(ascii: bool) -> Self {
+        Self {
+            game: Game::default(),
+            engine: Engine::default(),
+            human: Color::White,
+            flipped: false,
+            ascii,
+            strength: Strength::MoveTime(Duration::from_secs(1)),
+            threads: 1,
+        }
+    }
+
+    /// Plays until `quit` or the end of the input.
+    pub fn run(&mut self, input: impl BufRead, out: &mut impl Write) -> std::io::Result<()> {
+        writeln!(
+            out,
+            "Patina: you play White. Type a move (e4, Nf3, g1f3) or 'help'."
+        )?;
+        self.advance(out)?;
+        let mut lines = input.lines();
+        loop {
+            self.prompt(out)?;
+            let Some(line) = lines.next() else {
+                writeln!(out)?;
+                return Ok(());
+            };
+            let line = match line {
+                Ok(line) => line,
+                // A line that is not UTF-8 is a typo like any other.
+                Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
+                    writeln!(out, "Cannot read that line: it is not UTF-8 text.")?;
+                    continue;
+                }
+                Err(e) => return Err(e),
+            };
+            if !self.command(line.trim(), out)? {
+                return Ok(());
+            }
+        }
+    }
+
+    fn prompt(&self, out: &mut impl Write) -> std::io::Result<()> {
+        if self.game.is_over() {
+            write!(out, "Game over. 'new', 'undo', 'save' or 'quit'> ")?;
+        } else {
+            write!(out, "{} to move> ", color_name(self.game.side_to_move()))?;
+        }
+        out.flush()
+    }
+
+    /// Runs one line of input; `false` to leave.
+    fn command(&mut self, line: &str, out: &mut impl Write) -> std::io::Result<bool> {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let Some(&first) = words.first() else {
+            return Ok(true);
+        };
+        match first.to_ascii_lowercase().as_str() {
+            "quit" | "exit" | "q" => return Ok(false),
+            "help" | "?" => writeln!(out, "{HELP}")?,
+            "new" => self.new_game(&words[1..], out)?,
+            "undo" | "takeback" => self.undo(out)?,
+            "go" | "switch" => {
+                self.human = !self.game.side_to_move();
+                self.advance(out)?;
+            }
+            "flip" => {
+                self.flipped = !self.flipped;
+                self.draw(out)?;
+            }
+            "hint" => self.hint(out)?,
+            "level" => self.level(&words[1..], out)?,
+            "resign" => {
+                if self.game.is_over() {
+                    writeln!(out, "The game is already over.")?;
+                } else {
+                    self.game.resign(self.human);
+                    self.status(out)?;
+                }
+            }
+            "save" => self.save(words.get(1).copied(), out)?,
+            "pgn" => write!(out, "{}", self.pgn())?,
+            "fen" => writeln!(out, "{}", self.game.board().to_fen())?,
+            "moves" => {
+                let board = self.game.board();
+                let moves: Vec<String> = board
+                    .legal_moves()
+                    .iter()
+                    .map(|&mv| board.san(mv))
+                    .collect();
+                writeln!(out, "Legal moves: {}", moves.join(" "))?;
+            }
+            _ if words.len() == 1 => self.human_move(first, out)?,
+            _ => writeln!(
+                out,
+                "Unknown command '{line}'. Type 'help' for the commands."
+            )?,
+        }
+        Ok(true)
+    }
+
+    fn human_move(&mut self, text: &str, out: &mut impl Write) -> std::io::Result<()> {
+        if !self.game.is_over() && self.game.side_to_move() != self.human {
+            return self.advance(out);
+        }
+        match self.game.parse_move(text).and_then(|mv| self.game.play(mv)) {
+            Ok(_) => self.advance(out),
+            Err(MoveError::Illegal { text, legal }) => writeln!(
+                out,
+                "Illegal move '{text}' (or unknown command; type 'help').\nLegal moves: {}",
+                legal.join(" ")
+            ),
+            Err(e) => writeln!(out, "Cannot play that: {e}."),
+        }
+    }
+
+    /// Draws the board, lets the engine move while it is its turn, and announces the end.
+    fn advance(&mut self, out: &mut impl Write) -> std::io::Result<()> {
+        self.draw_board(out)?;
+        while !self.game.is_over() && self.game.side_to_move() != self.human {
+            writeln!(out, "Patina is thinking ({})...", self.strength)?;
+            out.flush()?;
+            let (best, info) = self.search();
+            let Some(best) = best else { break };
+            let before = self.game.board().clone();
+            let number = before.fullmove_number();
+            let dots = if before.side_to_move() == Color::White {
+                "."
+            } else {
+                "..."
+            };
+            let Ok(san) = self.game.play(best) else { break };
+            self.draw_board(out)?;
+            write!(out, "Patina played {number}{dots} {san}")?;
+            if let Some(info) = info {
+                writeln!(
+                    out,
+                    "  (score {}, depth {}, {} nodes)\nLine: {}",
+                    score_text(info.score, before.side_to_move()),
+                    info.depth,
+                    info.nodes,
+                    line_san(&before, &info.pv)
+                )?;
+            } else {
+                writeln!(out)?;
+            }
+        }
+        self.status(out)
+    }
+
+    fn search(&mut self) -> (Option<Move>, Option<SearchInfo>) {
+        self.engine.set_chess960(self.game.is_chess960());
+        self.engine.set_board(self.game.board().clone());
+        let mut last = LastInfo::default();
+        let result = self.engine.search(self.strength.limits(), &mut last);
+        (result.best_move, last.0)
+    }
+
+    fn hint(&mut self, out: &mut impl Write) -> std::io::Result<()> {
+        if self.game.is_over() {
+            return writeln!(out, "The game is over.");
+        }
+        writeln!(out, "Thinking ({})...", self.strength)?;
+        let board = self.game.board().clone();
+        let (best, info) = self.search();
+        match best {
+            Some(mv) => {
+                let score = info.map_or(String::new(), |i| {
+                    format!(" (score {})", score_text(i.score, board.side_to_move()))
+                });
+                writeln!(out, "Hint: {}{score}", board.san(mv))
+            }
+            None => writeln!(out, "No move to suggest."),
+        }
+    }
+
+    fn undo(&mut self, out: &mut impl Write) -> std::io::Result<()> {
+        let human_moves = (0..self.game.moves().len()).any(|i| self.game.mover(i) == self.human);
+        let resigned = matches!(self.game.end(), Some(super::game::End::Resignation { .. }));
+        if !human_moves && !resigned {
+            return writeln!(out, "Nothing to take back.");
+        }
+        if resigned {
+            self.game.undo();
+        } else {
+            // Back to the last position where it was the person's turn before their move.
+            while self.game.undo().is_some() {
+                if self.game.side_to_move() == self.human {
+                    break;
+                }
+            }
+        }
+        writeln!(out, "Took back. Your move again.")?;
+        self.draw(out)
+    }
+
+    fn new_game(&mut self, args: &[&str], out: &mut impl Write) -> std::io::Result<()> {
+        let mut human = None;
+        let mut game = Game::default();
+        let mut rest = args;
+        while let Some((&word, tail)) = rest.split_first() {
+            rest = tail;
+            match word.to_ascii_lowercase().as_str() {
+                "white" | "w" => human = Some(Color::White),
+                "black" | "b" => human = Some(Color::Black),
+                "960" | "chess960" | "frc" => {
+                    // A number after `960` picks the start; any other word is the next option.
+                    let index = match rest.first().map(|n| n.parse::<usize>()) {
+                        Some(Ok(n)) if n < 960 => {
+                            rest = &rest[1..];
+                            n
+                        }
+                        Some(Ok(_)) => {
+                            return writeln!(
+                                out,
+                                "Chess960 start positions are numbered 0 to 959."
+                            );
+                        }
+                        _ => super::random_below(960),
+                    };
+                    game = Game::chess960(index);
+                    writeln!(out, "Chess960 start position {index}.")?;
+                }
+                "fen" => {
+                    let fen = rest.join(" ");
+                    rest = &[];
+                    match Game::from_fen(&fen, false) {
+                        Ok(g) => {
+                            human = human.or(Some(g.side_to_move()));
+                            game = g;
+                        }
+                        Err(e) => return writeln!(out, "Bad FEN: {e}."),
+                    }
+                }
+                other => {
+                    return writeln!(
+                        out,
+                        "Unknown option '{other}': new [white|black] [960 [N] | fen FEN]"
+                    )
+                }
+            }
+        }
+        self.game = game;
+        self.human = human.unwrap_or(self.human);
+        self.flipped = self.human == Color::Black;
+        self.engine.clear();
+        writeln!(out, "New game: you play {}.", color_name(self.human))?;
+        self.advance(out)
+    }
+
+    fn level(&mut self, args: &[&str], out: &mut impl Write) -> std::io::Result<()> {
+        match args {
+            [] => {}
+            ["threads", n] => match n.parse::<usize>() {
+                Ok(n) if (1..=256).contains(&n) => {
+                    self.threads = n;
+                    self.engine.set_threads(n);
+                }
+                _ => return writeln!(out, "threads must be 1 to 256, not '{n}'."),
+            },
+            [kind, value] => match Strength::parse(&kind.to_ascii_lowercase(), value) {
+                Ok(strength) => self.strength = strength,
+                Err(e) => return writeln!(out, "{e}."),
+            },
+            _ => return writeln!(out, "Usage: level time S | depth N | nodes N | threads N"),
+        }
+        writeln!(
+            out,
+            "Level: {}, {} thread{}.",
+            self.strength,
+            self.threads,
+            if self.threads == 1 { "" } else { "s" }
+        )
+    }
+
+    fn pgn(&self) -> String {
+        let (white, black) = match self.human {
+            Color::White => ("You", "Patina"),
+            Color::Black => ("Patina", "You"),
+        };
+        self.game.pgn(white, black, &pgn_date())
+    }
+
+    fn save(&self, path: Option<&str>, out: &mut impl Write) -> std::io::Result<()> {
+        let path = path.map_or_else(
+            || {
+                let secs = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_secs());
+                format!("patina-{secs}.pgn")
+            },
+            str::to_string,
+        );
+        match std::fs::write(&path, self.pgn()) {
+            Ok(()) => writeln!(out, "Saved the game to {path}."),
+            Err(e) => writeln!(out, "Cannot save to {path}: {e}."),
+        }
+    }
+
+    fn announce_end(&self, out: &mut impl Write) -> std::io::Result<()> {
+        if let Some(end) = self.game.end() {
+            writeln!(out, "{end} ({}).", end.result())?;
+        }
+        Ok(())
+    }
+
+    fn draw(&self, out: &mut impl Write) -> std::io::Result<()> {
+        self.draw_board(out)?;
+        self.status(out)
+    }
+
+    fn draw_board(&self, out: &mut impl Write) -> std::io::Result<()> {
+        let board = render(&self.game, self.flipped, self.ascii);
+        write!(out, "\n{board}")?;
+        let moves = self.game.movetext();
+        if !moves.is_empty() {
+            writeln!(out, "Moves: {}", last_words(&moves, 12))?;
+        }
+        Ok(())
+    }
+
+    /// Whose turn it is, or how the game ended.
+    fn status(&self, out: &mut impl Write) -> std::io::Result<()> {
+        if self.game.is_over() {
+            return self.announce_end(out);
+        }
+        let board = self.game.board();
+        let who = if board.side_to_move() == self.human {
+            "you"
+        } else {
+            "Patina"
+        };
+        let check = if board.in_check() { " Check!" } else { "" };
+        writeln!(
+            out,
+            "{} to move ({who}).{check}  Level: {}.",
+            color_name(board.side_to_move()),
+            self.strength
+        )
+    }
+}
+
+/// The last `count` moves of a long movetext, so the line stays readable.
+fn last_words(text: &str, count: usize) -> String {
+    let words: Vec<&str> = text.split(' ').collect();
+    if words.len() <= count * 3 / 2 {
+        return text.to_string();
+    }
+    let mut start = words.len() - count;
+    // Start at a move number.
+    while start > 0 && !words[start].ends_with('.') {
+        start -= 1;
+    }
+    format!("... {}", words[start..].join(" "))
+}
+
+/// The board as text: the last move's squares in brackets, the king in check in parentheses.
+pub fn render(game: &Game, flipped: bool, ascii: bool) -> String {
+    let board = game.board();
+    let marked: Vec<Square> = game.last_move().map_or(Vec::new(), |mv| {
+        let to = if mv.is_castle() {
+            mv.castling_destinations().0
+        } else {
+            mv.to()
+        };
+        vec![mv.from(), to]
+    });
+    let checked = board
+        .in_check()
+        .then(|| board.king_square(board.side_to_move()));
+    let files: String = (0..8)
+        .map(|f| if flipped { 7 - f } else { f })
+        .map(|f| format!(" {} ", (b'a' + f) as char))
+        .collect();
+    let mut text = format!("    {files}\n");
+    for row in 0..8u8 {
+        let rank = if flipped { row } else { 7 - row };
+        text.push_str(&format!(" {}  ", rank + 1));
+        for col in 0..8u8 {
+            let file = if flipped { 7 - col } else { col };
+            let sq = Square::from_coords(file, rank);
+            let glyph = match board.piece_at(sq) {
+                Some(piece) => glyph(piece, ascii),
+                None if ascii => '.',
+                None => '·',
+            };
+            let (open, close) = if Some(sq) == checked {
+                ('(', ')')
+            } else if marked.contains(&sq) {
+                ('[', ']')
+            } else {
+                (' ', ' ')
+            };
+            text.push(open);
+            text.push(glyph);
+            text.push(close);
+        }
+        text.push_str(&format!("  {}\n", rank + 1));
+    }
+    text.push_str(&format!("    {files}\n"));
+    text
+}
+
+fn glyph(piece: Piece, ascii: bool) -> char {
+    let index = piece.piece_type().index();
+    if ascii {
+        let letter = PieceType::from_index(index).letter();
+        return match piece.color() {
+            Color::White => letter.to_ascii_uppercase(),
+            Color::Black => letter,
+        };
+    }
+    match piece.color() {
+        Color::White => ['♙', '♘', '♗', '♖', '♕', '♔'][index],
+        Color::Black => ['♟', '♞', '♝', '♜', '♛', '♚'][index],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(input: impl AsRef<[u8]>) -> String {
+        let mut session = Session::new(true);
+        session.strength = Strength::Depth(1);
+        let mut out = Vec::new();
+        session.run(input.as_ref(), &mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn draws_the_board_with_marks() {
+        let mut game = Game::default();
+        for text in ["f3", "e5", "g4", "Qh4"] {
+            let mv = game.parse_move(text).unwrap();
+            game.play(mv).unwrap();
+        }
+        let text = render(&game, false, true);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], "     a  b  c  d  e  f  g  h ");
+        assert_eq!(lines[1], " 8   r  n  b [.] k  b  n  r   8");
+        assert_eq!(lines[4], " 5   .  .  .  .  p  .  .  .   5");
+        assert_eq!(lines[5], " 4   .  .  .  .  .  .  P [q]  4");
+        assert_eq!(lines[8], " 1   R  N  B  Q (K) B  N  R   1");
+        let flipped = render(&game, true, false);
+        assert!(flipped
+            .lines()
+            .nth(1)
+            .unwrap()
+            .starts_with(" 1   ♖  ♘  ♗ (♔)"));
+    }
+
+    #[test]
+    fn plays_a_game_with_undo_and_bad_input() {
+        let out = run(
+            "new black\nf6\nf3\nNf3\nundo\nhello world\ne9\nlevel depth 0\nresign\npgn\nquit\n",
+        );
+        assert!(out.contains("New game: you play Black."), "{out}");
+        assert!(out.contains("Patina played 1. "), "{out}");
+        assert!(out.contains("Took back."), "{out}");
+        assert!(out.contains("Unknown command 'hello world'"), "{out}");
+        assert!(out.contains("Illegal move 'e9'"), "{out}");
+        assert!(out.contains("depth must be 1 to 100"), "{out}");
+        assert!(out.contains("Black resigns: White wins (1-0)."), "{out}");
+        assert!(out.contains("[Black \"You\"]"), "{out}");
+    }
+
+    #[test]
+    fn starts_chess960_and_fen_games() {
+        let out = run("new 960 0 black\nfen\nnew 960 1000\nnew fen 8/8 w\nnew purple\nquit\n");
+        assert!(out.contains("Chess960 start position 0."), "{out}");
+        assert!(out.contains("New game: you play Black."), "{out}");
+        assert!(out.contains("Patina played 1. "), "{out}");
+        assert!(out.contains("numbered 0 to 959"), "{out}");
+        assert!(out.contains("Bad FEN: "), "{out}");
+        assert!(out.contains("Unknown option 'purple'"), "{out}");
+    }
+
+    #[test]
+    fn survives_input_that_is_not_text() {
+        let out = run(b"\xff\xfe\ne4\nquit\n");
+        assert!(out.contains("not UTF-8 text"), "{out}");
+        assert!(out.contains("Patina played 1... "), "{out}");
+    }
+
+    #[test]
+    fn announces_mate() {
+        let out = run("f3\nnew fen 4k3/8/4K3/8/8/8/8/7R w - - 0 1\nRh8\nquit\n");
+        assert!(out.contains("Checkmate: White wins (1-0)."), "{out}");
+        assert!(out.contains("Game over."), "{out}");
+    }
+}

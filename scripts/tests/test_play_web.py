@@ -1,0 +1,213 @@
+"""`patina web` end to end: a headless Chromium plays through the page, as a person would.
+
+Needs Chromium with its driver (Debian: apt-get install chromium chromium-driver) and the
+`selenium` package (pip install selenium, in a virtual environment); skips without them.
+PATINA_SCREENSHOT=docs/play.png also saves a picture of the page mid-game.
+"""
+
+import os
+import re
+import shutil
+import subprocess
+import unittest
+
+from play_binary import patina_with_play
+
+try:
+    from selenium import webdriver
+    from selenium.webdriver.chrome.options import Options
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.common.exceptions import TimeoutException
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+except ImportError:
+    webdriver = None
+
+PATINA, WHY_NOT = patina_with_play()
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+DRIVER = shutil.which("chromedriver")
+PIECES = {"p": "pawn", "n": "knight", "b": "bishop", "r": "rook", "q": "queen", "k": "king"}
+
+
+def fen_pieces(fen):
+    """{square: 'white knight'} from a FEN's placement field."""
+    pieces = {}
+    for row, text in enumerate(fen.split()[0].split("/")):
+        file = 0
+        for char in text:
+            if char.isdigit():
+                file += int(char)
+                continue
+            color = "white" if char.isupper() else "black"
+            pieces["abcdefgh"[file] + str(8 - row)] = f"{color} {PIECES[char.lower()]}"
+            file += 1
+    return pieces
+
+
+@unittest.skipIf(webdriver is None, "selenium is not installed (pip install selenium)")
+@unittest.skipIf(CHROMIUM is None or DRIVER is None,
+                 "Chromium and chromedriver are not installed (apt-get install chromium chromium-driver)")
+@unittest.skipIf(PATINA is None, WHY_NOT)
+class WebGame(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        # Port 0: the system picks a free one, and the server prints it.
+        cls.server = subprocess.Popen([str(PATINA), "web", "--port", "0"], stdout=subprocess.PIPE,
+                                      text=True)
+        line = cls.server.stdout.readline()
+        match = re.search(r"http://127\.0\.0\.1:\d+/", line)
+        if not match:
+            cls.server.kill()
+            raise RuntimeError(f"patina web printed no URL: {line!r}")
+        cls.url = match.group(0)
+        options = Options()
+        options.binary_location = CHROMIUM
+        for arg in ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1200,860",
+                    "--disable-dev-shm-usage", "--disable-renderer-backgrounding",
+                    "--disable-background-timer-throttling"]:
+            options.add_argument(arg)
+        # The board is ready once the module scripts ran (before DOMContentLoaded): no need to
+        # wait for the load event, which a loaded machine can delay for minutes.
+        options.page_load_strategy = "eager"
+        cls.driver = webdriver.Chrome(options=options, service=Service(DRIVER))
+        cls.driver.set_page_load_timeout(30)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.driver.quit()
+        cls.server.terminate()
+        cls.server.wait(timeout=10)
+
+    def setUp(self):
+        # Headless Chromium on a busy machine sometimes loses its first navigation ("timed out
+        # receiving message from renderer"); another try goes through.
+        for attempt in range(3):
+            try:
+                self.driver.get(self.url)
+                break
+            except TimeoutException:
+                if attempt == 2:
+                    raise
+        self.until(lambda d: self.state() is not None, "the page never got a game")
+
+    def until(self, condition, message, timeout=60):
+        """Waits for `condition`; `message` may be a function, to describe the page at the time."""
+        try:
+            return WebDriverWait(self.driver, timeout, poll_frequency=0.05).until(condition)
+        except TimeoutException:
+            self.fail(message() if callable(message) else message)
+
+    def page_text(self):
+        state = self.state() or {}
+        error = self.driver.find_element(By.ID, "error").text
+        return f"state {({k: state.get(k) for k in ('fen', 'moves', 'yourMove', 'thinking')})}, error {error!r}"
+
+    def state(self):
+        return self.driver.execute_script("return window.patina && window.patina.state")
+
+    def your_move(self):
+        return self.until(lambda d: (s := self.state()) and (s["yourMove"] or s["end"]) and s,
+                          "the page never offered a move")
+
+    def drawn_pieces(self):
+        """The pieces the board shows, read from chessground's DOM."""
+        pairs = self.driver.execute_script(
+            "return Array.from(document.querySelectorAll('cg-board piece'))"
+            ".filter(p => !p.classList.contains('ghost') && !p.classList.contains('fading'))"
+            ".map(p => [p.cgKey, p.className])")
+        return {key: " ".join(c for c in cls.split() if c in ("white", "black") or c in PIECES.values())
+                for key, cls in pairs}
+
+    def assert_board_shows(self, fen):
+        want = fen_pieces(fen)
+        # Animations end within chessground's 200 ms.
+        self.until(lambda d: self.normalised(self.drawn_pieces()) == self.normalised(want),
+                   f"the board does not show {fen}: {self.drawn_pieces()}")
+
+    @staticmethod
+    def normalised(pieces):
+        return {k: " ".join(sorted(v.split())) for k, v in pieces.items()}
+
+    def click_square(self, square):
+        board = self.driver.find_element(By.CSS_SELECTOR, "cg-board")
+        size = board.size["width"]
+        white = self.driver.execute_script("return window.patina.cg.state.orientation") == "white"
+        file, rank = "abcdefgh".index(square[0]), int(square[1]) - 1
+        col, row = (file, 7 - rank) if white else (7 - file, rank)
+        step = size / 8
+        ActionChains(self.driver).move_to_element_with_offset(
+            board, (col + 0.5) * step - size / 2, (row + 0.5) * step - size / 2).click().perform()
+
+    def play(self, orig, dest):
+        self.click_square(orig)
+        self.click_square(dest)
+
+    def new_game(self, color="white", movetime="100", fen=""):
+        Select(self.driver.find_element(By.ID, "color")).select_by_value(color)
+        Select(self.driver.find_element(By.ID, "movetime")).select_by_value(movetime)
+        field = self.driver.find_element(By.ID, "fen")
+        field.clear()
+        field.send_keys(fen)
+        before = self.state()["session"]
+        self.driver.find_element(By.ID, "start").click()
+        self.until(lambda d: self.state()["moves"] == [] or self.state()["human"] == "black",
+                   "no new game")
+        self.assertEqual(self.state()["session"], before, "a new game keeps the tab's session")
+
+    def test_several_moves_against_the_engine(self):
+        self.new_game()
+        preferred = ["e2e4", "g1f3", "f1c4", "b1c3", "d2d3", "e1g1", "c2c3", "h2h3", "a2a3"]
+        for ply in range(4):
+            state = self.your_move()
+            dests = state["dests"]
+            orig, dest = next(((m[:2], m[2:]) for m in preferred if m[2:] in dests.get(m[:2], [])),
+                              None) or next((o, ds[0]) for o, ds in dests.items())
+            count = len(state["moves"])
+            self.play(orig, dest)
+            state = self.until(lambda d: len(self.state()["moves"]) >= count + 2
+                               and not self.state()["thinking"] and self.state(),
+                               lambda: f"no reply to {orig}{dest}: {self.page_text()}")
+            self.assertEqual(state["lastMove"] is not None, True)
+            self.assert_board_shows(state["fen"])
+        # The move list shows the game in SAN, and the engine's score and line are shown.
+        moves_text = self.driver.find_element(By.ID, "moves").text
+        for san in state["moves"]:
+            self.assertIn(san, moves_text)
+        self.assertRegex(self.driver.find_element(By.ID, "score").text, r"^([+-]\d+\.\d\d|#-?\d+)$")
+        self.assertTrue(self.driver.find_element(By.ID, "pv").text.strip())
+        self.assertEqual(self.driver.find_element(By.ID, "status").text, "Your move (White).")
+        if os.environ.get("PATINA_SCREENSHOT"):
+            self.driver.save_screenshot(os.environ["PATINA_SCREENSHOT"])
+
+    def test_promotion_and_takeback(self):
+        # A pawn beside the knight, so that the game does not end at once as a dead draw.
+        fen = "7k/P7/8/8/8/8/6P1/K7 w - - 0 1"
+        self.new_game(fen=fen)
+        self.assert_board_shows(fen)
+        self.your_move()
+        self.play("a7", "a8")
+        chooser = self.driver.find_element(By.ID, "promotion")
+        self.until(lambda d: chooser.is_displayed(), "no promotion choice")
+        chooser.find_element(By.CSS_SELECTOR, "button[data-role=n]").click()
+        state = self.until(lambda d: len(self.state()["moves"]) == 2 and self.state()["yourMove"]
+                           and self.state(), "no reply to the promotion")
+        self.assertEqual(state["moves"][0], "a8=N")
+        self.assertEqual(len(state["moves"]), 2)
+        self.assert_board_shows(state["fen"])
+        self.assertEqual(self.drawn_pieces().get("a8"), "white knight")
+
+        self.driver.find_element(By.ID, "undo").click()
+        self.until(lambda d: self.state()["moves"] == [], "the takeback did not happen")
+        self.assert_board_shows(fen)
+        self.assertEqual(self.drawn_pieces().get("a7"), "white pawn")
+
+    def test_errors_show_on_the_page(self):
+        self.new_game(fen="not a fen")
+        error = self.driver.find_element(By.ID, "error")
+        self.until(lambda d: error.is_displayed(), "no error shown")
+        self.assertIn("bad FEN", error.text)
+
+
+if __name__ == "__main__":
+    unittest.main()
