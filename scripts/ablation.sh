@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # What each search technique is worth: the `tune` build has a switch per technique (its `uci`
-# answer lists them as check options that default to true). For each switch, the full engine
+# answer lists them as check options that default to true, named in lower case like the
+# parameters). For each switch, the full engine
 # plays the same binary with that switch off through scripts/sprt.sh, so a pass (H1) means the
 # technique is worth at least ELO0 Elo.
 #
@@ -23,7 +24,7 @@ fi
 names=("$@")
 if [ ${#names[@]} -eq 0 ]; then
   mapfile -t names < <(printf 'uci\nquit\n' | "$bin" \
-    | sed -n 's/^option name \(.*\) type check default true$/\1/p')
+    | sed -n 's/^option name \([a-z_]*\) type check default true$/\1/p')
 fi
 for name in "${names[@]}"; do
   echo "== $name: full engine vs $name off, TC ${TC:-2+0.02}"

@@ -34,8 +34,11 @@ fn every_switch_changes_the_search_and_restores_it() {
         .iter()
         .filter_map(|line| {
             let name = line.strip_prefix("option name ")?;
-            name.strip_suffix(" type check default true")
-                .map(str::to_owned)
+            let name = name.strip_suffix(" type check default true")?;
+            // Switches are named like the parameters (`lmr`); UCI's own options are not.
+            name.bytes()
+                .all(|b| b.is_ascii_lowercase() || b == b'_')
+                .then(|| name.to_owned())
         })
         .collect();
     assert!(switches.len() >= 10, "switches: {switches:?}");
