@@ -21,17 +21,8 @@
 
 use crate::features::{sigmoid, Features, MAX_ACTIVE};
 use crate::model::{activated_dot, screlu, Model};
-use crate::precision::RowFormat;
+use crate::precision::{RowFormat, BLOCK};
 use patina::nnue::INPUTS;
-
-/// Hidden neurons per block: 8 registers of the widest vectors the CPU has, so a block's sums
-/// stay in registers with room left for loads. Wider blocks cost fewer passes over each
-/// position's features and fewer horizontal sums.
-pub const BLOCK: usize = if cfg!(target_feature = "avx512f") {
-    128
-} else {
-    64
-};
 
 /// Positions per chunk: loading a block's weight rows into L2 is paid for hundreds of times
 /// over, and per-chunk costs (the feature index, one pass over all 768 gradient rows) are

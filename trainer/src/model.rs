@@ -20,7 +20,7 @@ use patina::nnue::{output_bucket, INPUTS};
 
 /// Hidden neurons the forward pass sums together: 64 f32 lanes are 8 AVX2 registers. Fixed
 /// whatever the CPU, so that a model's outputs (and the synthetic data labelled with them) are
-/// the same everywhere; training picks its own width (`backprop::BLOCK`).
+/// the same everywhere; training picks its own width (`precision::BLOCK`).
 const BLOCK: usize = 64;
 /// Independent partial sums for dot products (float addition is not associative, so the
 /// compiler only vectorises a reduction we split into lanes ourselves).

@@ -12,8 +12,6 @@
 use clap::ValueEnum;
 use serde::{Deserialize, Serialize};
 
-use crate::backprop::BLOCK;
-
 /// The format chosen for a run (`--precision`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ValueEnum)]
 #[serde(rename_all = "lowercase")]
@@ -49,6 +47,15 @@ impl std::fmt::Display for Precision {
         f.write_str(value.get_name())
     }
 }
+
+/// Hidden neurons per block: 8 registers of the widest vectors the CPU has, so a block's sums
+/// stay in registers with room left for loads. Wider blocks cost fewer passes over each
+/// position's features and fewer horizontal sums.
+pub const BLOCK: usize = if cfg!(target_feature = "avx512f") {
+    128
+} else {
+    64
+};
 
 /// How a block of `BLOCK` values is stored and summed.
 pub trait RowFormat: Send + Sync + 'static {
