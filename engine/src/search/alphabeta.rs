@@ -327,7 +327,7 @@ impl ThreadData {
                 && !after_null
                 && ply >= self.nmp_min_ply
                 && self.board.has_non_pawn_material(self.board.side_to_move())
-                && beta > -MATE_BOUND
+                && beta > -TB_WIN_BOUND
             {
                 let reduction = params::nmp_base_reduction()
                     + depth / params::nmp_depth_divisor()
@@ -408,10 +408,10 @@ impl ThreadData {
             };
             let lmr_depth = (depth - lmr_reduction(depth, moves_searched)).max(0);
 
-            // Shallow-depth pruning, once a move has saved us from being mated.
+            // Shallow-depth pruning, once a move has saved us from a mate or a tablebase loss.
             if params::move_pruning()
                 && !Node::ROOT
-                && best_score > -MATE_BOUND
+                && best_score > -TB_WIN_BOUND
                 && self.board.has_non_pawn_material(us)
             {
                 // Late-move pruning (LMP): late quiets at low depth rarely matter.
@@ -761,7 +761,7 @@ impl ThreadData {
         let mut best_move = None;
         let mut moves_searched = 0;
         while let Some(mv) = picker.next(&self.board, &self.histories, &continuations) {
-            if params::qsearch_pruning() && best_score > -MATE_BOUND {
+            if params::qsearch_pruning() && best_score > -TB_WIN_BOUND {
                 // Under-promotions and losing captures are not worth resolving here.
                 if mv
                     .promotion()
