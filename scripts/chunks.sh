@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A long fixed-length match of NEW against BASE, played in short chunks, each summarised as one
-# row of a ledger (`scripts/games.py tally`). Commit the ledger (under docs/matches/) as it grows
-# and the count outlives a pause, a restart or the machine itself: run the script again and it
+# row of a ledger (`scripts/games.py tally`), kept outside git (e.g. ~/patina-data/matches/);
+# the count outlives a pause or a restart (and, copied along, the machine): run the script again and it
 # goes on after the last recorded chunk. A chunk cut short is not recorded; the next run plays
 # it again.
 #

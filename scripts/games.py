@@ -31,8 +31,8 @@ still stop where one uninterrupted fastchess SPRT would. An unfinished pair is l
 tab-separated row (results, game pairs by points, abnormal endings by side, each side's lowest
 clock) for one chunk's PGN to a ledger, and `ledger` pools every row into the totals, the Elo
 and, with `--sprt`, the LLR that `sprt` would give for all the chunks' PGNs together. The
-ledger lives in the repository (`docs/matches/`) while the PGNs stay on the machine that played
-them, so the record outlives the machine.
+ledger is a small text file kept apart from the PGNs (outside git, ~/patina-data/matches/ for
+gauntlets), so a copy of it carries the count to another machine.
 
 `wdl` relates the engine's own evals (fastchess's move comments, `{+0.54/12 0.2s}`, from the
 mover's view) to the games' results: the mover's mean score per eval bucket, and the scale s of

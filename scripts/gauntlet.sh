@@ -2,7 +2,7 @@
 # Gauntlet of a Patina binary against Debian's reference engines (see ../shared/LADDER.md): one
 # match per opponent, each played by scripts/chunks.sh into its own ledger, so a gauntlet can
 # pause, resume and span sessions. The results, per opponent:
-#   scripts/games.py ledger docs/matches/<NAME>-<opponent>.tsv
+#   scripts/games.py ledger ~/patina-data/matches/<NAME>-<opponent>.tsv   (LEDGERS moves them)
 #
 #   scripts/gauntlet.sh [PATINA_BINARY]      (default target/release/patina)
 #
@@ -28,5 +28,5 @@ for opponent in ${OPPONENTS:-glaurung gnuchess toga2}; do
   esac
   echo "== $opponent"
   # chunks.sh numbers every ledger's chunks from 1, so each opponent needs a folder of its own.
-  DATA=${DATA:+$DATA/$name-$opponent} BASE_OPTIONS=$options "$here/chunks.sh" "$here/../docs/matches/$name-$opponent.tsv" "$patina" "/usr/games/$opponent"
+  DATA=${DATA:+$DATA/$name-$opponent} BASE_OPTIONS=$options "$here/chunks.sh" "${LEDGERS:-${DATA:-$HOME/patina-data}/matches}/$name-$opponent.tsv" "$patina" "/usr/games/$opponent"
 done
