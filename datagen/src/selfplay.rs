@@ -85,6 +85,14 @@ pub fn play_game(
         engine.set_board(board.clone());
         search = engine.search(settings.limits(), &mut Silent);
     };
+    // A table that fails to read adjudicates nothing; the game's result came from play instead.
+    for failure in settings
+        .tablebases
+        .iter()
+        .flat_map(Tablebases::unreported_failures)
+    {
+        eprintln!("warning: tablebase probe failed, games go on without it: {failure}");
+    }
     Ok(GameRecord {
         start,
         moves,

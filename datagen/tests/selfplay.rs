@@ -141,6 +141,41 @@ fn syzygy_tables_end_a_game_that_reaches_them() {
 }
 
 #[test]
+fn a_broken_table_is_reported_and_the_game_plays_on() {
+    let dir = scratch_dir("selfplay-broken-syzygy");
+    let book = dir.join("book.epd");
+    std::fs::write(&book, "8/8/8/4k3/8/8/8/KQ1r4 w - - 0 1\n").unwrap();
+    // Noise of a real table's size under its name: it opens, and every probe of it fails.
+    let tables = dir.join("tables");
+    std::fs::create_dir(&tables).unwrap();
+    let size = std::fs::metadata(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../engine/tests/syzygy/KQvK.rtbw"
+    ))
+    .unwrap()
+    .len() as usize;
+    let noise: Vec<u8> = (0..size).map(|i| (i * 7919 % 251) as u8).collect();
+    std::fs::write(tables.join("KQvK.rtbw"), noise).unwrap();
+    let out = dir.join("out");
+    let output = Command::new(env!("CARGO_BIN_EXE_datagen"))
+        .args(["play", "--out", out.to_str().unwrap(), "--games", "1"])
+        .args(["--nodes", "300", "--random-plies", "0", "--book"])
+        .arg(&book)
+        .args(["--max-opening-score", "32000", "--win-score", "32000"])
+        .arg("--syzygy")
+        .arg(&tables)
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let warnings = stderr.matches("tablebase probe failed").count();
+    assert_eq!(warnings, 1, "{stderr}");
+    let report = assert_valid(&out, 1);
+    assert_eq!(report.endings.get(&Ending::AdjudicatedWin), None);
+    assert!(report.positions > 2, "{}", report.report());
+}
+
+#[test]
 fn a_torn_game_is_cut_off_and_the_run_resumes_without_repeats() {
     let dir = scratch_dir("selfplay-torn");
     play(&dir, &["--games", "4", "--seed", "9"]);

@@ -267,11 +267,12 @@ impl SyzygyConfig {
             .map_or(0, |t| t.max_pieces().min(self.probe_limit))
     }
 
-    /// Keeps the root moves that hold the tables' best result, best first (by DTZ where the DTZ
-    /// tables are there, else by WDL), each with the score to show. Returns the most pieces the
-    /// search should probe: none once DTZ ranked the moves (they are equal as far as the tables
-    /// go) or when the root is not won.
-    pub fn rank_root_moves(&self, board: &Board, root_moves: &mut Vec<RootMove>) -> usize {
+    /// Ranks the root moves by the tables' result, best first (by DTZ where the DTZ tables are
+    /// there, else by WDL), each with the score to show; the search looks at one rank at a time,
+    /// so the move played always keeps the best result. Returns the most pieces the search
+    /// should probe: none once DTZ ranked the moves (they are equal as far as the tables go) or
+    /// when the root is not won.
+    pub fn rank_root_moves(&self, board: &Board, root_moves: &mut [RootMove]) -> usize {
         let cardinality = self.cardinality();
         let Some(tables) = &self.tables else {
             return cardinality;
@@ -293,7 +294,6 @@ impl SyzygyConfig {
         // Stable: within a rank the order of `tb_order` (the fastest win, the slowest loss).
         root_moves.sort_by_key(|rm| (std::cmp::Reverse(rm.tb_rank), rm.tb_order));
         let best = root_moves[0].tb_rank;
-        root_moves.retain(|rm| rm.tb_rank == best);
         if by_dtz || best <= 0 {
             0
         } else {

@@ -155,6 +155,43 @@ fn a_lost_root_takes_the_draw_or_resists_longest() {
     assert_eq!(dtz_after(&mut engine, &root, &mv), longest, "{mv}");
 }
 
+#[test]
+fn multipv_shows_every_move_the_winning_ones_first() {
+    let mut engine = engine_with_tables(TABLES);
+    // KRvK: Rb3+ and Rb4 give the rook away (a draw); every other move keeps the win.
+    let root = board("8/8/8/8/8/2k5/8/KR6 w - - 0 1");
+    let legal = root.legal_moves().len();
+    engine.set_multipv(legal);
+    let (mv, collect) = best_move(&mut engine, &root, Limits::depth(6));
+    let depth = collect.infos.last().expect("a report").depth;
+    let lines: Vec<&SearchInfo> = collect.infos.iter().filter(|i| i.depth == depth).collect();
+    assert_eq!(lines.len(), legal);
+    let first_moves: Vec<String> = lines.iter().map(|i| i.pv[0].to_uci(false)).collect();
+    assert_eq!(first_moves[0], mv);
+    let draws = &first_moves[legal - 2..];
+    assert!(
+        draws.contains(&"b1b3".into()) && draws.contains(&"b1b4".into()),
+        "{first_moves:?}"
+    );
+    for (line, info) in lines.iter().enumerate() {
+        assert_eq!(info.multipv, line + 1);
+        let won = line < legal - 2;
+        assert_eq!(
+            info.score >= TB_WIN_BOUND,
+            won,
+            "{}: {}",
+            first_moves[line],
+            info.score
+        );
+        assert!(
+            won || info.score == 0,
+            "{}: {}",
+            first_moves[line],
+            info.score
+        );
+    }
+}
+
 /// Tables without their DTZ files: the root keeps its winning moves by WDL, and the search
 /// probes the positions after captures.
 #[test]

@@ -9,7 +9,7 @@ use std::fmt;
 use std::time::Duration;
 
 use crate::search::Limits;
-use crate::types::score::{Score, MATE, MATE_BOUND};
+use crate::types::score::{is_tb_result, Score, MATE, MATE_BOUND};
 use crate::types::Color;
 
 /// How long the engine thinks per move: a strength a person can pick.
@@ -65,7 +65,7 @@ impl fmt::Display for Strength {
 }
 
 /// A score from the side to move's view, shown from White's as GUIs do: `+0.35`, `-1.20`,
-/// `#3` (White mates in 3), `#-2` (Black mates in 2).
+/// `#3` (White mates in 3), `#-2` (Black mates in 2), `+TB` (the tablebases say White wins).
 pub fn score_text(score: Score, side_to_move: Color) -> String {
     let white = if side_to_move == Color::White {
         score
@@ -76,6 +76,8 @@ pub fn score_text(score: Score, side_to_move: Color) -> String {
         format!("#{}", (MATE - white + 1) / 2)
     } else if white <= -MATE_BOUND {
         format!("#-{}", (MATE + white + 1) / 2)
+    } else if is_tb_result(white) {
+        String::from(if white > 0 { "+TB" } else { "-TB" })
     } else {
         format!("{:+.2}", f64::from(crate::wdl::to_cp(white)) / 100.0)
     }
@@ -93,6 +95,7 @@ pub fn random_below(n: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::types::score::tb_win_in;
 
     #[test]
     fn scores_from_whites_view() {
@@ -107,6 +110,10 @@ mod tests {
         assert_eq!(score_text(MATE - 5, Color::White), "#3");
         // Mated now (the side to move has been mated at the root's child).
         assert_eq!(score_text(-(MATE - 2), Color::White), "#-1");
+        // A tablebase win has no mate distance to show, and is no pawn count either.
+        assert_eq!(score_text(tb_win_in(3), Color::White), "+TB");
+        assert_eq!(score_text(tb_win_in(3), Color::Black), "-TB");
+        assert_eq!(score_text(-tb_win_in(8), Color::Black), "+TB");
     }
 
     #[test]

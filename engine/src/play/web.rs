@@ -21,7 +21,7 @@ use super::score_text;
 use crate::board::Board;
 use crate::engine::Engine;
 use crate::search::{Limits, Reporter, SearchInfo, SearchResult};
-use crate::types::score::{Score, MATE_BOUND};
+use crate::types::score::{is_decisive, Score};
 use crate::types::Color;
 
 /// Games held at once; a new tab beyond this takes over the longest-idle game, if any is idle.
@@ -709,14 +709,15 @@ impl Reporter for WebReporter {
     }
 }
 
-/// Normalised centipawns from White's view, mates as ±10000, for the eval bar.
+/// Normalised centipawns from White's view, mates and tablebase results as ±10000, for the
+/// eval bar.
 fn eval_for_bar(score: Score, side_to_move: Color) -> i32 {
     let white = if side_to_move == Color::White {
         score
     } else {
         -score
     };
-    if white.abs() >= MATE_BOUND {
+    if is_decisive(white) {
         10_000 * white.signum()
     } else {
         crate::wdl::to_cp(white)

@@ -11,7 +11,7 @@ use super::{params, MAX_PLY};
 use super::{SharedContext, ThreadData};
 use crate::syzygy::Wdl;
 use crate::tt::{Bound, TtHit};
-use crate::types::score::{is_decisive, mate_in, mated_in, tb_win_in};
+use crate::types::score::{is_decisive, is_tb_result, mate_in, mated_in, tb_win_in};
 use crate::types::score::{DRAW, INFINITY, MATE_BOUND, TB_WIN_BOUND};
 use crate::types::Move;
 use crate::types::Score;
@@ -394,7 +394,11 @@ impl ThreadData {
             if Some(mv) == excluded {
                 continue;
             }
-            if Node::ROOT && !self.root_moves[pv_index..].iter().any(|rm| rm.mv == mv) {
+            if Node::ROOT
+                && !self.root_moves[pv_index..self.pv_end]
+                    .iter()
+                    .any(|rm| rm.mv == mv)
+            {
                 continue;
             }
             let is_quiet = !mv.is_noisy();
@@ -626,8 +630,11 @@ impl ThreadData {
         // position's, for the correction history or the table.
         let whole_position = !(Node::ROOT && pv_index > 0);
 
-        // Correction history learns from quiet positions whose result disagrees with the static eval.
-        if let Some(static_eval) = static_eval.filter(|_| whole_position) {
+        // Correction history learns from quiet positions whose result disagrees with the static
+        // eval; a tablebase result is no measure of the network's error.
+        if let Some(static_eval) =
+            static_eval.filter(|_| whole_position && !is_tb_result(best_score))
+        {
             let best_is_quiet = best_move.is_none_or(|mv| !mv.is_noisy());
             let implausible = (bound == Bound::Lower && best_score <= static_eval)
                 || (bound == Bound::Upper && best_score >= static_eval);

@@ -80,13 +80,18 @@ impl ThreadData {
             for pv_index in 0..multipv {
                 // seldepth is reported per line and iteration, not as a running maximum.
                 self.seldepth = 0;
+                // A line chooses among the moves of its tablebase rank only (all moves share
+                // rank 0 without tables), so a better result is never outscored by a worse one.
+                self.pv_end = self.rank_end(pv_index);
                 self.aspiration_search(shared, depth, pv_index, reporter);
                 if shared.stopped() {
                     break;
                 }
                 // A later line can outscore an earlier one (the table and histories changed in
-                // between): keep the lines in score order, so line 1 is the move played.
-                self.root_moves[..=pv_index].sort_by_key(|rm| std::cmp::Reverse(rm.score));
+                // between): keep the lines in score order within a rank, so line 1 is the move
+                // played.
+                self.root_moves[..=pv_index]
+                    .sort_by_key(|rm| (std::cmp::Reverse(rm.tb_rank), std::cmp::Reverse(rm.score)));
             }
             if shared.stopped() {
                 break;
@@ -148,9 +153,10 @@ impl ThreadData {
         {
             return true;
         }
-        // A single legal move needs no thought beyond a score to report.
+        // A single legal move (or the only one that keeps the tables' result) needs no thought
+        // beyond a score to report.
         let timed = self.time.as_ref().is_some_and(|t| t.is_timed());
-        if self.root_moves.len() == 1 && timed && self.completed_depth >= 4 {
+        if self.rank_end(0) == 1 && timed && self.completed_depth >= 4 {
             return !shared.pondering.load(Relaxed) && !self.limits.infinite;
         }
         if shared.pondering.load(Relaxed) {
@@ -160,6 +166,16 @@ impl ThreadData {
         self.time
             .as_ref()
             .is_some_and(|time| time.soft_limit_reached(stability, best_move_nodes))
+    }
+
+    /// The end of the run of root moves from `start` on that share its tablebase rank.
+    fn rank_end(&self, start: usize) -> usize {
+        let rank = self.root_moves[start].tb_rank;
+        start
+            + self.root_moves[start..]
+                .iter()
+                .take_while(|rm| rm.tb_rank == rank)
+                .count()
     }
 
     /// Searches with a window around the last score, widening it on each failure.
@@ -187,7 +203,7 @@ impl ThreadData {
         loop {
             let value = self.negamax::<Root>(shared, alpha, beta, search_depth, 0, false, pv_index);
             // Keep searched moves ahead of unsearched ones; stable, so ties keep their order.
-            self.root_moves[pv_index..].sort_by_key(|rm| std::cmp::Reverse(rm.score));
+            self.root_moves[pv_index..self.pv_end].sort_by_key(|rm| std::cmp::Reverse(rm.score));
             if shared.stopped() {
                 return;
             }

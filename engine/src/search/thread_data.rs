@@ -61,6 +61,8 @@ pub struct ThreadData {
     pub histories: Histories,
     pub pv: PvTable,
     pub root_moves: Vec<RootMove>,
+    /// The root moves of the line being searched are `root_moves[pv_index..pv_end]`.
+    pub pv_end: usize,
     pub nodes: u64,
     pub seldepth: usize,
     /// The iteration being searched: extensions stop at twice its depth in plies.
@@ -87,6 +89,7 @@ impl ThreadData {
             histories: Histories::default(),
             pv: PvTable::new(),
             root_moves: Vec::new(),
+            pv_end: 0,
             nodes: 0,
             seldepth: 0,
             root_depth: 0,

@@ -32,6 +32,11 @@ pub const fn tb_win_in(ply: usize) -> Score {
     TB_WIN - ply as Score
 }
 
+/// A win or a loss the tablebases know, with no mate distance.
+pub const fn is_tb_result(score: Score) -> bool {
+    score.abs() >= TB_WIN_BOUND && score.abs() < MATE_BOUND
+}
+
 /// A win or a loss, by mate or by the tablebases.
 pub const fn is_decisive(score: Score) -> bool {
     score.abs() >= TB_WIN_BOUND
