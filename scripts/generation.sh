@@ -14,7 +14,10 @@
 #   THREADS [2]            datagen and trainer threads              WINDOW [2] generations of data
 #   HIDDEN [the parent's]  the candidate's width N (128, 256, 512, 1024): set it to grow the net
 #   BUCKETS [1]            the candidate's output buckets by piece count (8: bullet's MaterialCount<8>)
-#   SUPERBATCHES [40]      BATCHES [100] batches of 16384 per superbatch
+#   EPOCHS [6]             passes over the training positions (the trainer sizes the run to the
+#                          data; on a few million positions, losses on held-out games turn up
+#                          after 5-8 passes); SUPERBATCHES fixes the length instead
+#   BATCHES [25]           batches of 16384 per superbatch
 #   LR [0.001]  LR_END [0.00001] cosine schedule   WDL [0.3 after gen 0, 1.0 for gen 0's data] λ
 #   PRECISION [bf16]       the trainer's working rows (f32: bullet's arithmetic, as gen1–gen5)
 #   TC [8+0.08]  ELO0 [0]  ELO1 [5]  MAX_ROUNDS [3000]   SPRT settings (see sprt.sh); a small
@@ -87,9 +90,10 @@ if [ ! -f "$run/$net_id.nnue" ]; then
     log "resuming training from $latest"
     "$bin/trainer" train --resume "$latest" --out-dir "$run"
   else
+    if [ -n "${SUPERBATCHES:-}" ]; then length="--superbatches $SUPERBATCHES"; else length="--epochs ${EPOCHS:-6}"; fi
     log "training $net_id on $(( ${#viri[@]} / 2 )) files"
     "$bin/trainer" train "${viri[@]}" --out-dir "$run" --net-id "$net_id" --hidden "$hidden" --buckets "$buckets" --threads "$THREADS" \
-      --superbatches "${SUPERBATCHES:-40}" --batches-per-superbatch "${BATCHES:-100}" --save-rate 5 \
+      $length --batches-per-superbatch "${BATCHES:-25}" --save-rate 5 \
       --lr-schedule cosine --lr "${LR:-0.001}" --lr-end "${LR_END:-0.00001}" --wdl "${WDL:-$default_wdl}" \
       --precision "${PRECISION:-bf16}" --seed "$child"
   fi

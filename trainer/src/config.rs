@@ -32,6 +32,9 @@ pub struct Config {
     /// Number format of the backward pass's working rows (`precision`).
     pub precision: Precision,
     pub superbatches: usize,
+    /// Passes over the training positions: where set, `superbatches` follows from the data's
+    /// size when the run starts (`sized_to`), so a schedule fits however much data there is.
+    pub epochs: Option<f64>,
     pub batch_size: usize,
     pub batches_per_superbatch: usize,
     /// Checkpoint and numbered net every this many superbatches (and always at the end).
@@ -60,6 +63,7 @@ impl Default for Config {
             buckets: 1,
             precision: Precision::default(),
             superbatches: 40,
+            epochs: None,
             batch_size: 16_384,
             batches_per_superbatch: 6104,
             save_rate: 10,
@@ -110,6 +114,9 @@ impl Config {
                 self.buckets
             )));
         }
+        if self.epochs.is_some_and(|e| !(e.is_finite() && e > 0.0)) {
+            return fail("epochs must be a positive number");
+        }
         if self.threads == 0 || self.save_rate == 0 {
             return fail("threads and save rate must be at least 1");
         }
@@ -138,6 +145,29 @@ impl Config {
             );
         }
         check_filter(&self.filter)
+    }
+}
+
+impl Config {
+    /// The run for `training` positions: with `epochs` set, as many superbatches as that many
+    /// passes take (at least one), and a cosine schedule ending with them.
+    pub fn sized_to(&self, training: u64) -> Self {
+        let Some(epochs) = self.epochs else {
+            return self.clone();
+        };
+        let per_superbatch = (self.batch_size * self.batches_per_superbatch) as f64;
+        let superbatches = ((epochs * training as f64 / per_superbatch).ceil() as usize).max(1);
+        let mut sized = Self {
+            superbatches,
+            ..self.clone()
+        };
+        if let LrSchedule::Cosine {
+            final_superbatch, ..
+        } = &mut sized.lr
+        {
+            *final_superbatch = superbatches;
+        }
+        sized
     }
 }
 
@@ -189,11 +219,15 @@ impl fmt::Display for Config {
         }
         writeln!(f, "output            {}", self.out_dir.display())?;
         writeln!(f, "precision         {}", self.precision)?;
-        writeln!(
+        write!(
             f,
             "superbatches      {} × {} batches × {} positions",
             self.superbatches, self.batches_per_superbatch, self.batch_size
         )?;
+        match self.epochs {
+            Some(epochs) => writeln!(f, " ({epochs} epochs)")?,
+            None => writeln!(f)?,
+        }
         writeln!(f, "learning rate     {}", self.lr)?;
         writeln!(f, "wdl (λ)           {}", self.wdl)?;
         writeln!(f, "save every        {} superbatches", self.save_rate)?;

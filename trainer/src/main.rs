@@ -105,8 +105,11 @@ struct TrainArgs {
     /// f32 computes exactly as bullet does).
     #[arg(long, value_enum)]
     precision: Option<Precision>,
-    #[arg(long)]
+    #[arg(long, conflicts_with = "epochs")]
     superbatches: Option<usize>,
+    /// Passes over the training positions: sets --superbatches from the data's size
+    #[arg(long)]
+    epochs: Option<f64>,
     #[arg(long)]
     batch_size: Option<usize>,
     #[arg(long)]
@@ -162,6 +165,7 @@ impl TrainArgs {
             || self.buckets.is_some()
             || self.precision.is_some()
             || self.superbatches.is_some()
+            || self.epochs.is_some()
             || self.batch_size.is_some()
             || self.batches_per_superbatch.is_some()
             || self.save_rate.is_some()
@@ -200,6 +204,12 @@ impl TrainArgs {
         );
         if self.no_shuffle {
             config.shuffle = false;
+        }
+        // One of the two lengths rules: a flag overrides a saved config's other one.
+        if self.epochs.is_some() {
+            config.epochs = self.epochs;
+        } else if self.superbatches.is_some() {
+            config.epochs = None;
         }
 
         let (gamma, step) = (LrSchedule::DEFAULT_GAMMA, LrSchedule::DEFAULT_STEP);
@@ -416,6 +426,39 @@ mod tests {
         let config = Config::from_toml("buckets = 8\n").unwrap();
         assert_eq!(config.buckets, 8);
         assert!(config.to_toml().contains("buckets = 8"));
+    }
+
+    /// `--epochs` sizes the run to the data when it starts, cosine schedule included.
+    #[test]
+    fn epochs_size_the_run_to_the_data() {
+        let flags = ["--lr-schedule", "cosine", "--epochs", "2.5"];
+        let config = configured(&[&flags[..], &["--batch-size", "100"]].concat()).unwrap();
+        config.validate().unwrap();
+        // Superbatches of 4 batches of 100 positions ...
+        let config = Config {
+            batches_per_superbatch: 4,
+            ..config
+        };
+        // ... 2.5 passes over 1000 are 2500 positions, 6.25 superbatches of 400: 7.
+        let sized = config.sized_to(1000);
+        assert_eq!(sized.superbatches, 7);
+        assert!(matches!(
+            sized.lr,
+            LrSchedule::Cosine {
+                final_superbatch: 7,
+                ..
+            }
+        ));
+        assert_eq!(config.sized_to(1).superbatches, 1);
+        // Without --epochs, the superbatch count stands.
+        let fixed = configured(&["--superbatches", "9"]).unwrap();
+        assert_eq!(fixed.sized_to(1_000_000_000).superbatches, 9);
+        // Both lengths at once, or a length that is no number of passes, is refused.
+        let both = ["trainer", "train", "--epochs", "2", "--superbatches", "9"];
+        assert!(Cli::try_parse_from(both).is_err());
+        for bad in ["--epochs=0", "--epochs=-1", "--epochs=NaN"] {
+            assert!(configured(&[bad]).unwrap().validate().is_err(), "{bad}");
+        }
     }
 
     /// A saved cosine run made longer still ends its schedule with the run.

@@ -45,18 +45,18 @@ fn run_at<const N: usize, P: RowFormat>(config: &Config, start: Start) -> Result
             println!("{line}");
         }
     };
+    let data = Dataset::open(&config.data, &config.viri, &config.filter)?;
+    let mut split = Split::new(data.len(), config.validation, config.seed)?;
+    if !config.shuffle {
+        split = split.in_file_order();
+    }
+    let config = &config.sized_to(split.training_len());
     std::fs::create_dir_all(&config.out_dir).map_err(TrainerError::io(&config.out_dir))?;
     write_whole_file(
         &config.out_dir.join("config.toml"),
         config.to_toml().as_bytes(),
     )?;
     say(format!("{config}"));
-
-    let data = Dataset::open(&config.data, &config.viri, &config.filter)?;
-    let mut split = Split::new(data.len(), config.validation, config.seed)?;
-    if !config.shuffle {
-        split = split.in_file_order();
-    }
     say(format!(
         "positions         {} ({} training, {} validation), {:.2} epochs",
         data.len(),
