@@ -102,9 +102,11 @@ def record(args):
             "nodes_per_move": args.nodes,
             "random_plies": "8-9",  # datagen's default without a book, as generation.sh runs it
             "mate_scores_dropped": True,
+            "selfplay_thread_hours": selfplay_thread_hours(Path(args.games_dir)),
         },
         "training": {
             "superbatches": len(history),
+            "seconds": round(sum(float(r["seconds"]) for r in history), 1),
             "config": config,
             "final_train_loss": float(history[-1]["train_loss"]),
             "final_validation_loss": float(history[-1]["validation_loss"]),
@@ -113,6 +115,26 @@ def record(args):
     }
     lineage = [e for e in load() if e["net"] != args.net] + [entry]
     LINEAGE.write_text(json.dumps(lineage, indent=2) + "\n")
+
+
+def selfplay_thread_hours(games_dir):
+    """The self-play time datagen kept beside the games (`selfplay-time`), in thread-hours;
+    None for directories from before it kept one."""
+    path = games_dir / "selfplay-time"
+    if not path.exists():
+        return None
+    fields = dict(line.split() for line in path.read_text().splitlines())
+    return round(float(fields["thread_seconds"]) / 3600, 2)
+
+
+def cost_text(data, training):
+    """What the data and the training cost, where recorded."""
+    parts = []
+    if data.get("selfplay_thread_hours") is not None:
+        parts.append(f"self-play {data['selfplay_thread_hours']:g} thread-hours")
+    if training.get("seconds") is not None:
+        parts.append(f"training {training['seconds']:g} s")
+    return f"; {', '.join(parts)}" if parts else ""
 
 
 def schedule_text(config):
@@ -154,7 +176,8 @@ def render(_args):
             f"| `{e['net']}` (sha256 {e['sha256'][:12]}…) | {e['hidden']} | {e.get('buckets', 1)} | `{e['parent']}` "
             f"| {d['games_dir']}{earlier}: {d['games']} games, {d['positions']} positions, "
             f"{d['nodes_per_move']} nodes/move, {d['random_plies']} random plies; {filter_text(config, d)} "
-            f"| {schedule_text(config)}; final loss {t['final_train_loss']:.5f} (val {t['final_validation_loss']:.5f}) "
+            f"| {schedule_text(config)}; final loss {t['final_train_loss']:.5f} (val {t['final_validation_loss']:.5f})"
+            f"{cost_text(d, t)} "
             f"| {elo_text(s)} ({s['games']} games, W/D/L {'/'.join(map(str, s['wdl']))}, "
             f"LLR {s['llr']:.2f} {s['bounds']}, {s['tc']}) |"
         )

@@ -10,6 +10,7 @@ pub mod play;
 pub mod progress;
 pub mod record;
 pub mod selfplay;
+pub mod spent;
 pub mod splat;
 pub mod stats;
 pub mod validate;

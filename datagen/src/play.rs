@@ -24,6 +24,7 @@ use thiserror::Error;
 use crate::adjudication::AdjudicationSettings;
 use crate::progress::{Counts, Progress, Tally, Target};
 use crate::selfplay::{play_game, SelfPlayError, SelfPlaySettings};
+use crate::spent::{self, RunClock};
 use crate::writer::{GameWriter, WriteError};
 
 #[derive(Parser, Debug)]
@@ -133,6 +134,8 @@ pub enum PlayError {
     Busy(PathBuf),
     #[error("--syzygy: {0}")]
     Syzygy(String),
+    #[error("{0}")]
+    Spent(String),
 }
 
 /// What one run added, for the summary and for tests.
@@ -335,6 +338,11 @@ pub fn run(args: &PlayArgs) -> Result<PlaySummary, PlayError> {
     })?;
     let _lock = lock_output(&args.out)?;
     let (before, workers) = open_output(args, args.threads.max(1), &network)?;
+    let mut clock = RunClock::start(&args.out, args.threads.max(1)).map_err(PlayError::Spent)?;
+    let save_failed = |source| PlayError::Io {
+        path: args.out.join(spent::FILE_NAME),
+        source,
+    };
 
     let target = Target::from(args.target);
     let budget = Budget {
@@ -368,14 +376,20 @@ pub fn run(args: &PlayArgs) -> Result<PlaySummary, PlayError> {
                 })
             })
             .collect();
+        let mut saved = Ok(());
         while !handles.iter().all(|h| h.is_finished()) {
             progress.update(&tally.counts());
+            if saved.is_ok() {
+                saved = clock.save_now_and_then();
+            }
             std::thread::sleep(Duration::from_millis(100));
         }
-        handles
+        let mut results: Vec<Result<(), PlayError>> = handles
             .into_iter()
             .map(|h| h.join().expect("a worker panicked"))
-            .collect()
+            .collect();
+        results.push(saved.and_then(|()| clock.save()).map_err(save_failed));
+        results
     });
     progress.update(&tally.counts());
     let elapsed = progress.finish();

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use common::{play, read_with_viriformat, scratch_dir};
 use datagen::gamefile::GameReader;
+use datagen::spent::Spent;
 use datagen::validate::{self, Ending};
 use datagen::writer::GameWriter;
 
@@ -45,6 +46,11 @@ fn games_read_back_whole_and_replay_legally() {
     let positions: usize = viri_games.iter().map(|g| g.len()).sum();
     assert_eq!(positions as u64, summary.run.positions);
     assert_valid(&dir, 6);
+    // The run's time is kept beside its games, two threads' worth of it.
+    let spent = Spent::read(&dir).unwrap();
+    let wall = summary.elapsed.as_secs_f64();
+    assert!(spent.wall_seconds > 0.0 && spent.wall_seconds <= wall + 0.01, "{spent:?}");
+    assert!((spent.thread_seconds - 2.0 * spent.wall_seconds).abs() < 0.01, "{spent:?}");
 }
 
 #[test]

@@ -94,6 +94,18 @@ class Lineage(unittest.TestCase):
     def test_a_match_without_losses_quotes_its_lower_bound(self):
         self.assertEqual(round(lineage.lower_bound([42, 0, 0])), 476)
 
+    def test_the_lineage_reads_what_self_play_and_training_cost(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            games = Path(tmp)
+            self.assertIsNone(lineage.selfplay_thread_hours(games))
+            # The form datagen writes (datagen/src/spent.rs).
+            (games / "selfplay-time").write_text("wall_seconds 3600.000\nthread_seconds 7245.000\n")
+            hours = lineage.selfplay_thread_hours(games)
+            self.assertEqual(hours, 2.01)
+            text = lineage.cost_text({"selfplay_thread_hours": hours}, {"seconds": 6.8})
+            self.assertEqual(text, "; self-play 2.01 thread-hours, training 6.8 s")
+            self.assertEqual(lineage.cost_text({}, {}), "")
+
     def test_verdict_exit_codes(self):
         with tempfile.TemporaryDirectory() as tmp:
             log = Path(tmp) / "fastchess.log"

@@ -1,0 +1,155 @@
+//! The time a directory's self-play has cost, across every run that wrote to it: kept beside
+//! the games in `selfplay-time`, so a net's lineage can say what its data cost next to what its
+//! training did. Saved every minute and at the end of a run, so a killed run loses at most a
+//! minute of it.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use crate::whole_file::write_whole_file;
+
+pub const FILE_NAME: &str = "selfplay-time";
+/// How often a running campaign saves its time.
+pub const SAVE_EVERY: Duration = Duration::from_secs(60);
+
+/// Wall-clock seconds, and those times the threads playing (the CPU time a run took, its
+/// threads kept busy).
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+pub struct Spent {
+    pub wall_seconds: f64,
+    pub thread_seconds: f64,
+}
+
+impl Spent {
+    /// What the file in `dir` records: nothing yet where there is no file.
+    pub fn read(dir: &Path) -> Result<Self, String> {
+        let path = dir.join(FILE_NAME);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Self::default()),
+            Err(e) => return Err(format!("{}: {e}", path.display())),
+        };
+        Self::parse(&text).ok_or_else(|| {
+            format!(
+                "{}: expected `wall_seconds S` and `thread_seconds S` lines",
+                path.display()
+            )
+        })
+    }
+
+    fn parse(text: &str) -> Option<Self> {
+        let (mut wall, mut threads) = (None, None);
+        for line in text.lines() {
+            let (key, value) = line.split_once(' ')?;
+            let value: f64 = value.trim().parse().ok().filter(|v: &f64| *v >= 0.0)?;
+            match key {
+                "wall_seconds" => wall = Some(value),
+                "thread_seconds" => threads = Some(value),
+                _ => return None,
+            }
+        }
+        Some(Self {
+            wall_seconds: wall?,
+            thread_seconds: threads?,
+        })
+    }
+
+    fn text(&self) -> String {
+        format!(
+            "wall_seconds {:.3}\nthread_seconds {:.3}\n",
+            self.wall_seconds, self.thread_seconds
+        )
+    }
+}
+
+/// This run's clock on top of what the directory held when it started.
+pub struct RunClock {
+    path: PathBuf,
+    before: Spent,
+    threads: usize,
+    start: Instant,
+    last_save: Instant,
+}
+
+impl RunClock {
+    pub fn start(dir: &Path, threads: usize) -> Result<Self, String> {
+        let now = Instant::now();
+        Ok(Self {
+            path: dir.join(FILE_NAME),
+            before: Spent::read(dir)?,
+            threads,
+            start: now,
+            last_save: now,
+        })
+    }
+
+    pub fn total(&self) -> Spent {
+        let seconds = self.start.elapsed().as_secs_f64();
+        Spent {
+            wall_seconds: self.before.wall_seconds + seconds,
+            thread_seconds: self.before.thread_seconds + seconds * self.threads as f64,
+        }
+    }
+
+    /// Saves the total once `SAVE_EVERY` has passed since the last save.
+    pub fn save_now_and_then(&mut self) -> std::io::Result<()> {
+        if self.last_save.elapsed() < SAVE_EVERY {
+            return Ok(());
+        }
+        self.save()
+    }
+
+    pub fn save(&mut self) -> std::io::Result<()> {
+        self.last_save = Instant::now();
+        write_whole_file(&self.path, self.total().text().as_bytes())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs_add_up_and_the_file_reads_back() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(Spent::read(dir.path()), Ok(Spent::default()));
+        let mut clock = RunClock::start(dir.path(), 2).unwrap();
+        std::thread::sleep(Duration::from_millis(20));
+        clock.save().unwrap();
+        let first = Spent::read(dir.path()).unwrap();
+        assert!(first.wall_seconds >= 0.02, "{first:?}");
+        assert!((first.thread_seconds - 2.0 * first.wall_seconds).abs() < 0.002);
+
+        let mut clock = RunClock::start(dir.path(), 1).unwrap();
+        clock.save().unwrap();
+        let second = Spent::read(dir.path()).unwrap();
+        assert!(second.wall_seconds >= first.wall_seconds);
+        assert!(second.thread_seconds >= first.thread_seconds);
+    }
+
+    #[test]
+    fn a_malformed_file_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        for text in [
+            "",
+            "wall_seconds 1\n",
+            "wall_seconds x\nthread_seconds 2\n",
+            "a 1\n",
+        ] {
+            std::fs::write(dir.path().join(FILE_NAME), text).unwrap();
+            assert!(Spent::read(dir.path()).is_err(), "{text:?}");
+        }
+        std::fs::write(
+            dir.path().join(FILE_NAME),
+            "wall_seconds 1.5\nthread_seconds 3\n",
+        )
+        .unwrap();
+        assert_eq!(
+            Spent::read(dir.path()),
+            Ok(Spent {
+                wall_seconds: 1.5,
+                thread_seconds: 3.0
+            })
+        );
+    }
+}
