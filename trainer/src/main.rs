@@ -82,7 +82,7 @@ struct TrainArgs {
     /// Continue exactly from this checkpoint (its settings are used; only --out-dir may change).
     #[arg(long)]
     resume: Option<PathBuf>,
-    /// TOML file with any of the settings below (see trainer/README.md).
+    /// TOML file with any of the settings below (see docs/trainer.md).
     #[arg(long)]
     config: Option<PathBuf>,
     /// bulletformat file (repeatable).
