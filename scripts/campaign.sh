@@ -19,7 +19,9 @@ k=${net_name#gen}; k=${k%%-*}
 # A copy of the binary, so that rebuilding the repository never changes a running campaign.
 (cd "$repo" && cargo build --release -q -p datagen)
 mkdir -p "$DATA/bin" "$DATA/gen$k"
-cp "$repo/target/release/datagen" "$DATA/bin/datagen-campaign"
+# Renamed into place: a running campaign's binary cannot be written over, only replaced.
+cp "$repo/target/release/datagen" "$DATA/bin/.datagen-campaign.new"
+mv -f "$DATA/bin/.datagen-campaign.new" "$DATA/bin/datagen-campaign"
 echo "[$(date '+%F %T')] campaign: $net_name into $DATA/gen$k"
 exec nice -n 19 "$DATA/bin/datagen-campaign" play --out "$DATA/gen$k" \
   --positions "${POSITIONS:-30000000}" --threads "${THREADS:-$(nproc)}" --nodes "${NODES:-5000}" \

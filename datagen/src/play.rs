@@ -381,6 +381,10 @@ pub fn run(args: &PlayArgs) -> Result<PlaySummary, PlayError> {
             progress.update(&tally.counts());
             if saved.is_ok() {
                 saved = clock.save_now_and_then();
+                if let Err(e) = &saved {
+                    // The games go on; the run ends with this error once they are written.
+                    eprintln!("warning: cannot save the self-play time: {e}");
+                }
             }
             std::thread::sleep(Duration::from_millis(100));
         }

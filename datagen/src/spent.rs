@@ -41,11 +41,18 @@ impl Spent {
         let (mut wall, mut threads) = (None, None);
         for line in text.lines() {
             let (key, value) = line.split_once(' ')?;
-            let value: f64 = value.trim().parse().ok().filter(|v: &f64| *v >= 0.0)?;
-            match key {
-                "wall_seconds" => wall = Some(value),
-                "thread_seconds" => threads = Some(value),
+            let value: f64 = value
+                .trim()
+                .parse()
+                .ok()
+                .filter(|v: &f64| v.is_finite() && *v >= 0.0)?;
+            let slot = match key {
+                "wall_seconds" => &mut wall,
+                "thread_seconds" => &mut threads,
                 _ => return None,
+            };
+            if slot.replace(value).is_some() {
+                return None;
             }
         }
         Some(Self {
@@ -135,6 +142,8 @@ mod tests {
             "wall_seconds 1\n",
             "wall_seconds x\nthread_seconds 2\n",
             "a 1\n",
+            "wall_seconds inf\nthread_seconds 2\n",
+            "wall_seconds 1\nwall_seconds 1\nthread_seconds 2\n",
         ] {
             std::fs::write(dir.path().join(FILE_NAME), text).unwrap();
             assert!(Spent::read(dir.path()).is_err(), "{text:?}");

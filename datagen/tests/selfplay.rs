@@ -49,8 +49,14 @@ fn games_read_back_whole_and_replay_legally() {
     // The run's time is kept beside its games, two threads' worth of it.
     let spent = Spent::read(&dir).unwrap();
     let wall = summary.elapsed.as_secs_f64();
-    assert!(spent.wall_seconds > 0.0 && spent.wall_seconds <= wall + 0.01, "{spent:?}");
-    assert!((spent.thread_seconds - 2.0 * spent.wall_seconds).abs() < 0.01, "{spent:?}");
+    assert!(
+        spent.wall_seconds > 0.0 && spent.wall_seconds <= wall + 0.01,
+        "{spent:?}"
+    );
+    assert!(
+        (spent.thread_seconds - 2.0 * spent.wall_seconds).abs() < 0.01,
+        "{spent:?}"
+    );
 }
 
 #[test]

@@ -16,8 +16,9 @@ use crate::precision::Precision;
 
 const MAGIC: &[u8; 8] = b"PATINACK";
 /// Version 2 added the precision (version 1 files come from trainers that had only f32), version
-/// 3 the output buckets (earlier files have none: B = 1).
-const VERSION: u32 = 3;
+/// 3 the output buckets (earlier files have none: B = 1). Version 4 has version 3's fields; its
+/// runs hold out the data's last positions for validation, earlier runs random ones.
+const VERSION: u32 = 4;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Checkpoint {
@@ -31,6 +32,9 @@ pub struct Checkpoint {
     pub step: u64,
     /// Positions in the data set, to catch resuming on different data.
     pub data_len: u64,
+    /// Validation on the data's last positions (version 4 on): a run from an older trainer
+    /// split its data otherwise and cannot continue exactly.
+    pub held_out_tail: bool,
     pub history: Vec<Record>,
     pub params: Vec<f32>,
     pub momentum: Vec<f32>,
@@ -152,6 +156,7 @@ impl Checkpoint {
             threads,
             step,
             data_len,
+            held_out_tail: version >= 4,
             history,
             params,
             momentum,
@@ -239,6 +244,7 @@ mod tests {
             threads: 2,
             step: 12,
             data_len: 1000,
+            held_out_tail: true,
             history: vec![Record {
                 superbatch: 1,
                 train_loss: 0.1,
@@ -272,31 +278,37 @@ mod tests {
     }
 
     /// Version 1 had neither the bucket count (the u64 after the width) nor the precision (the
-    /// one after that), version 2 no bucket count, and no other difference.
+    /// one after that), version 2 no bucket count, version 3 all of version 4's fields.
     #[test]
     fn older_versions_read_as_f32_and_without_buckets() {
         let checkpoint = Checkpoint {
             precision: Precision::F32,
             buckets: 1,
+            held_out_tail: false,
             ..sample()
         };
-        let v3 = checkpoint.to_bytes();
+        let current = checkpoint.to_bytes();
         let with_version = |version: u32, fields: &[&[u8]]| {
-            let mut bytes = [&v3[..8], &version.to_le_bytes()].concat();
+            let mut bytes = [&current[..8], &version.to_le_bytes()].concat();
             bytes.extend(fields.concat());
             bytes.extend(checksum(&bytes).to_le_bytes());
             bytes
         };
-        let body = &v3[..v3.len() - 8];
+        let body = &current[..current.len() - 8];
         let v1 = with_version(1, &[&body[12..20], &body[36..]]);
         let v2 = with_version(2, &[&body[12..20], &body[28..]]);
-        for old in [v1, v2] {
-            assert_eq!(Checkpoint::from_bytes(&old).unwrap().to_bytes(), v3);
+        let v3 = with_version(3, &[&body[12..]]);
+        for old in [v1, v2, v3] {
+            let loaded = Checkpoint::from_bytes(&old).unwrap();
+            // Read whole, but marked: its run validated on random positions.
+            assert!(!loaded.held_out_tail);
+            assert_eq!(loaded.to_bytes(), current);
         }
-        let v4 = with_version(4, &[&body[12..]]);
-        assert!(Checkpoint::from_bytes(&v4)
+        assert!(Checkpoint::from_bytes(&current).unwrap().held_out_tail);
+        let v5 = with_version(5, &[&body[12..]]);
+        assert!(Checkpoint::from_bytes(&v5)
             .unwrap_err()
-            .contains("version 4"));
+            .contains("version 5"));
     }
 
     #[test]

@@ -114,8 +114,8 @@ impl Config {
                 self.buckets
             )));
         }
-        if self.epochs.is_some_and(|e| !(e.is_finite() && e > 0.0)) {
-            return fail("epochs must be a positive number");
+        if self.epochs.is_some_and(|e| !(e > 0.0 && e <= 10_000.0)) {
+            return fail("epochs must be a number above 0 and at most 10000");
         }
         if self.threads == 0 || self.save_rate == 0 {
             return fail("threads and save rate must be at least 1");

@@ -51,20 +51,14 @@ fn run_at<const N: usize, P: RowFormat>(config: &Config, start: Start) -> Result
         split = split.in_file_order();
     }
     let config = &config.sized_to(split.training_len());
-    std::fs::create_dir_all(&config.out_dir).map_err(TrainerError::io(&config.out_dir))?;
-    write_whole_file(
-        &config.out_dir.join("config.toml"),
-        config.to_toml().as_bytes(),
-    )?;
-    say(format!("{config}"));
-    say(format!(
+    let positions = format!(
         "positions         {} ({} training, {} validation), {:.2} epochs",
         data.len(),
         split.training_len(),
         split.validation_len(),
         (config.superbatches * config.batches_per_superbatch * config.batch_size) as f64
             / split.training_len() as f64
-    ));
+    );
 
     let mut trainer = Trainer::<N, P>::new(
         Model::random(config.seed, config.buckets),
@@ -74,8 +68,19 @@ fn run_at<const N: usize, P: RowFormat>(config: &Config, start: Start) -> Result
         config.threads,
     )?;
     let mut history = Vec::new();
+    let resumed = start.resume.is_some();
     if let Some(checkpoint) = start.resume {
         restore(&mut trainer, &mut history, checkpoint, data.len(), config)?;
+    }
+    // Written once the run is sure to go on: a refused resume leaves the run's record as it was.
+    std::fs::create_dir_all(&config.out_dir).map_err(TrainerError::io(&config.out_dir))?;
+    write_whole_file(
+        &config.out_dir.join("config.toml"),
+        config.to_toml().as_bytes(),
+    )?;
+    say(format!("{config}"));
+    say(positions);
+    if resumed {
         say(format!("resumed after batch {}", trainer.step));
     }
 
@@ -173,6 +178,7 @@ fn checkpoint<const N: usize, P: RowFormat>(
         threads: config.threads as u64,
         step: trainer.step,
         data_len,
+        held_out_tail: true,
         history: history.to_vec(),
         params: trainer.model().params.clone(),
         momentum: trainer.adam.momentum.clone(),
@@ -205,6 +211,13 @@ fn restore<const N: usize, P: RowFormat>(
             "checkpoint was trained in {}, its config says {}",
             checkpoint.precision, config.precision
         ));
+    }
+    if !checkpoint.held_out_tail {
+        return fail(
+            "the checkpoint is from a trainer that validated on random positions, not on the \
+             data's last ones: train afresh"
+                .into(),
+        );
     }
     if checkpoint.data_len != data_len {
         return fail(format!(

@@ -206,6 +206,9 @@ impl ThreadData {
         } else {
             None
         };
+        debug_assert!(
+            !Node::ROOT || (pv_index < self.pv_end && self.pv_end <= self.root_moves.len())
+        );
         let tt_move = match Node::ROOT {
             true => Some(self.root_moves[pv_index].mv),
             false => tt_hit.and_then(|hit| hit.mv),
@@ -627,7 +630,8 @@ impl ThreadData {
         };
 
         // A later MultiPV line searched only the root moves not shown yet: its result is not the
-        // position's, for the correction history or the table.
+        // position's, for the correction history or the table. (The first line's moves may be
+        // only those of the tables' best rank, but they hold the position's best result.)
         let whole_position = !(Node::ROOT && pv_index > 0);
 
         // Correction history learns from quiet positions whose result disagrees with the static

@@ -153,8 +153,8 @@ impl ThreadData {
         {
             return true;
         }
-        // A single legal move (or the only one that keeps the tables' result) needs no thought
-        // beyond a score to report.
+        // A single legal move, or the only one the tables leave the search (the best by DTZ),
+        // needs no thought beyond a score to report.
         let timed = self.time.as_ref().is_some_and(|t| t.is_timed());
         if self.rank_end(0) == 1 && timed && self.completed_depth >= 4 {
             return !shared.pondering.load(Relaxed) && !self.limits.infinite;
