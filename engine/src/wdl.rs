@@ -57,15 +57,15 @@ impl WdlModel {
     }
 }
 
-/// Fitted for nets/gen5-128-5d9e1ec1.nnue (the default net) on 2026-11-24, from its
-/// self-play, by `datagen wdl-fit ~/patina-data/gen5`.
+/// Fitted for nets/gen6-256-ob8-4dc516a6.nnue (the default net) on 2026-11-24, from its
+/// self-play, by `datagen wdl-fit ~/patina-data/gen6`.
 pub const MODEL: WdlModel = WdlModel {
-    a: [-1048.901649, 3091.714042, -3092.748128, 1209.825900],
-    b: [-78.510305, 201.273227, -154.268150, 216.391590],
+    a: [-1376.248158, 3988.386878, -3889.922551, 1462.901165],
+    b: [-391.216919, 881.034664, -588.555431, 318.034785],
 };
 
 /// `a` at the reference material, rounded: the score that prints as `cp 100`.
-pub const NORMALIZE_TO_PAWN: Score = 160;
+pub const NORMALIZE_TO_PAWN: Score = 185;
 
 /// A score in printed centipawns; mate and tablebase scores pass through untouched.
 pub fn to_cp(score: Score) -> Score {
