@@ -7,10 +7,11 @@
 #   scripts/gauntlet.sh [PATINA_BINARY]      (default target/release/patina)
 #
 # Environment: NAME (the ledgers' prefix, default gauntlet-<bench signature>), TC (10+0.1),
-# GAMES (200 per opponent), OPPONENTS ("glaurung gnuchess toga2"), ADJUDICATE (the fastchess
-# flags that end decided games early; by default a win once both engines agree on 10 pawns or
-# more for 3 moves each, a draw from move 40 once both stay within 0.10 for 8 moves each; set it
-# empty to play every game out), and what chunks.sh and sprt.sh read (CHUNK, DATA, ...).
+# GAMES (200 per opponent), OPPONENTS ("glaurung gnuchess toga2"; ethereal-chess is known too),
+# ADJUDICATE (the fastchess flags that end decided games early; by default a win once both
+# engines agree on 10 pawns or more for 3 moves each, a draw from move 40 once both stay within
+# 0.10 for 8 moves each; set it empty to play every game out), and what chunks.sh and sprt.sh
+# read (CHUNK, DATA, ...).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 
@@ -24,6 +25,7 @@ for opponent in ${OPPONENTS:-glaurung gnuchess toga2}; do
     glaurung) options="option.Ponder=false option.OwnBook=false" ;;  # Threads is set to 1 for both
     gnuchess) options="args=--uci option.OwnBook=false" ;;
     toga2) options="option.OwnBook=false" ;;
+    ethereal-chess) options="" ;;
     *) echo "unknown opponent $opponent" >&2; exit 2 ;;
   esac
   echo "== $opponent"
