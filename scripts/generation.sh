@@ -13,7 +13,8 @@
 #   POSITIONS [1000000]    self-play positions per generation     NODES [5000] soft nodes per move
 #   THREADS [2]            datagen and trainer threads              WINDOW [2] generations of data
 #   HIDDEN [the parent's]  the candidate's width N (128, 256, 512, 1024): set it to grow the net
-#   BUCKETS [1]            the candidate's output buckets by piece count (8: bullet's MaterialCount<8>)
+#   BUCKETS [1]            the candidate's output buckets by piece count (8: bullet's MaterialCount<8>;
+#                          gen6 has 8: set it to keep them)
 #   EPOCHS [6]             passes over the training positions (the trainer sizes the run to the
 #                          data; on a few million positions, losses on held-out games turn up
 #                          after 5-8 passes); SUPERBATCHES fixes the length instead
