@@ -23,10 +23,10 @@ fn is_draw_score(score: Score) -> bool {
 
 #[test]
 fn finds_the_shortest_mate() {
-    // A rook ladder: 1. Ra7 (or Rb7) and 2. Rb8# (Ra8#); no check mates at once. Late-move
-    // pruning can skip the quiet first move at low depths, so how soon the shortest mate shows
-    // depends on the net's move order (gen6 finds it at depth 11, a mate in 3 before); with
-    // depth to spare, the search must prefer it to every longer mate.
+    // A rook ladder: 1. Ra7 (or Rb7) and 2. Rb8# (Ra8#); no check mates at once. Pruning can
+    // skip the quiet first move at low depths, so how soon the shortest mate shows depends on
+    // the net's move order (gen6 finds it at depth 8, a mate in 3 at depth 7); with depth to
+    // spare, the search must prefer it to every longer mate.
     let result = search("7k/8/8/8/8/8/R7/1R5K w - - 0 1", 14);
     assert_eq!(result.score, mate_in(3));
     assert!(["a2a7", "b1b7"].contains(&best_move(&result).as_str()));
