@@ -13,8 +13,8 @@
 #   POSITIONS [1000000]    self-play positions per generation     NODES [5000] soft nodes per move
 #   THREADS [2]            datagen and trainer threads              WINDOW [2] generations of data
 #   HIDDEN [the parent's]  the candidate's width N (128, 256, 512, 1024): set it to grow the net
-#   BUCKETS [1]            the candidate's output buckets by piece count (8: bullet's MaterialCount<8>;
-#                          gen6 has 8: set it to keep them)
+#   BUCKETS [the parent's] the candidate's output buckets by piece count (8: bullet's
+#                          MaterialCount<8>; 1: a single output)
 #   EPOCHS [6]             passes over the training positions (the trainer sizes the run to the
 #                          data; on a few million positions, losses on held-out games turn up
 #                          after 5-8 passes); SUPERBATCHES fixes the length instead
@@ -52,12 +52,17 @@ log "building"
 mkdir -p "$bin"
 cp "$repo/target/release/datagen" "$repo/target/release/trainer" "$bin/"
 cp "$repo/target/release/patina" "$bin/patina-base"
-# The parent's width N as the engine reads it off the net (its build script knows the net
-# format, which may change), not recomputed here: `bench nn` ends with `N=<width>`.
-parent_hidden=$("$bin/patina-base" bench nn | sed -n 's/.*, N=\([0-9][0-9]*\)$/\1/p') || true
-[ -n "$parent_hidden" ] || { log "$bin/patina-base bench nn did not give the parent's width"; exit 1; }
+# The parent's width N and output buckets as the engine reads them off the net (its build script
+# knows the net format, which may change), not recomputed here: `bench nn` ends with
+# `N=<width>, buckets=<count>`.
+shape=$("$bin/patina-base" bench nn)
+parent_hidden=$(sed -n 's/.*, N=\([0-9][0-9]*\), buckets=[0-9]*$/\1/p' <<< "$shape")
+parent_buckets=$(sed -n 's/.*, buckets=\([0-9][0-9]*\)$/\1/p' <<< "$shape")
+[ -n "$parent_hidden" ] && [ -n "$parent_buckets" ] \
+  || { log "$bin/patina-base bench nn did not give the parent's shape: $shape"; exit 1; }
 hidden=${HIDDEN:-$parent_hidden}
-log "parent $parent_name (generation $k), training generation $child, N=$hidden"
+buckets=${BUCKETS:-$parent_buckets}
+log "parent $parent_name (generation $k), training generation $child, N=$hidden, buckets=$buckets"
 
 # 1. Self-play with the parent (resumes an interrupted run in the same directory).
 games=$DATA/gen$k
@@ -82,7 +87,6 @@ for g in $(seq $((k - window + 1)) "$k"); do
 done
 if [ "$k" -eq 0 ]; then default_wdl=1.0; else default_wdl=0.3; fi
 run=$DATA/train-gen$child
-buckets=${BUCKETS:-1}
 net_id=gen$child-$hidden
 [ "$buckets" -eq 1 ] || net_id=$net_id-ob$buckets
 if [ ! -f "$run/$net_id.nnue" ]; then

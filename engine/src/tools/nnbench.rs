@@ -34,14 +34,16 @@ pub struct NnBenchReport {
     /// The SIMD path compiled in (`nnue::simd::ACTIVE_PATH`).
     pub path: &'static str,
     pub hidden: usize,
+    /// Output buckets by piece count (1: a single output).
+    pub buckets: usize,
 }
 
 impl fmt::Display for NnBenchReport {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
         write!(
             f,
-            "nn bench: {:.0} evals/s, {:.0} updates/s, path {}, N={}",
-            self.evals_per_sec, self.updates_per_sec, self.path, self.hidden
+            "nn bench: {:.0} evals/s, {:.0} updates/s, path {}, N={}, buckets={}",
+            self.evals_per_sec, self.updates_per_sec, self.path, self.hidden, self.buckets
         )
     }
 }
@@ -104,6 +106,7 @@ pub fn run_for(net: &Network, budget: Duration) -> NnBenchReport {
         updates_per_sec,
         path: simd::ACTIVE_PATH,
         hidden: HIDDEN,
+        buckets: net.buckets(),
     }
 }
 
@@ -122,13 +125,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn reports_positive_rates_in_one_line() {
-        let report = run_for(&Network::random(1), Duration::from_millis(20));
+    fn reports_positive_rates_and_the_shape_in_one_line() {
+        // scripts/generation.sh reads the parent's shape off the end of this line.
+        let net = Network::random(1);
+        let report = run_for(&net, Duration::from_millis(20));
         assert!(report.evals_per_sec > 0.0 && report.updates_per_sec > 0.0);
         let line = report.to_string();
         assert!(
             line.starts_with("nn bench: ")
-                && line.ends_with(&format!("path {}, N={HIDDEN}", simd::ACTIVE_PATH)),
+                && line.ends_with(&format!(
+                    "path {}, N={HIDDEN}, buckets={}",
+                    simd::ACTIVE_PATH,
+                    net.buckets()
+                )),
             "{line}"
         );
     }
