@@ -72,15 +72,20 @@ mkdir -p "$games"
   || { log "datagen failed, see $games/datagen.log"; exit 1; }
 "$bin/datagen" stats "$games"/*.vf | head -3
 
-# 2. Train the candidate on the newest generations' games.
+# 2. Train the candidate on the newest generations' games: each generation's directory, and
+# any other of its net's self-play beside it as gen<g>-<name> (another recipe, e.g. fewer nodes).
 window=${WINDOW:-2}
 viri=()
+sources=()  # the directories trained on, for the lineage
 used=0  # generations whose games are still there
 for g in $(seq $((k - window + 1)) "$k"); do
   [ "$g" -ge 0 ] || continue
   found=0
-  for f in "$DATA/gen$g"/*.vf; do
-    if [ -f "$f" ]; then viri+=(--viri "$f"); found=1; fi
+  for dir in "$DATA/gen$g" "$DATA/gen$g"-*; do
+    compgen -G "$dir/*.vf" > /dev/null || continue
+    for f in "$dir"/*.vf; do viri+=(--viri "$f"); done
+    sources+=(--games-dir "$dir")
+    found=1
   done
   used=$((used + found))
   [ "$found" -eq 1 ] || log "no games of generation $g in $DATA/gen$g: training on fewer generations"
@@ -167,7 +172,7 @@ hash=$(sha256sum "$candidate" | cut -c1-8)
 name=$net_id-$hash.nnue
 cp "$candidate" "$repo/nets/$name"
 python3 "$repo/scripts/lineage.py" record --net "$name" --parent "$parent_name" --hidden "$hidden" --buckets "$buckets" \
-  --games-dir "$games" --datagen "$bin/datagen" --nodes "${NODES:-5000}" --window "$used" \
+  "${sources[@]}" --datagen "$bin/datagen" --nodes "${NODES:-5000}" --window "$used" \
   --train-dir "$run" --sprt-log "$sprt_dir/fastchess.log" --tc "${TC:-8+0.08}" --elo0 "${ELO0:-0}" --elo1 "${ELO1:-5}"
 python3 "$repo/scripts/lineage.py" render
 echo "$name" > "$repo/nets/DEFAULT"

@@ -82,9 +82,6 @@ def elo_text(s):
 
 def record(args):
     net = NETS / args.net
-    counts = subprocess.run([args.datagen, "stats", *sorted(map(str, Path(args.games_dir).glob("*.vf")))],
-                            capture_output=True, text=True, check=True).stdout
-    files_games_positions = re.search(r"(\d+) games, (\d+) positions", counts)
     train = Path(args.train_dir)
     history = list(csv.DictReader((train / "log.csv").open()))
     config = (train / "config.toml").read_text()
@@ -95,14 +92,10 @@ def record(args):
         "buckets": args.buckets,
         "parent": args.parent,
         "data": {
-            "games_dir": Path(args.games_dir).name,
+            "sources": [source(args.datagen, Path(d), args.nodes) for d in args.games_dir],
             "window_generations": args.window,
-            "games": int(files_games_positions.group(1)),
-            "positions": int(files_games_positions.group(2)),
-            "nodes_per_move": args.nodes,
             "random_plies": "8-9",  # datagen's default without a book, as generation.sh runs it
             "mate_scores_dropped": True,
-            "selfplay_thread_hours": selfplay_thread_hours(Path(args.games_dir)),
         },
         "training": {
             "superbatches": len(history),
@@ -117,20 +110,58 @@ def record(args):
     LINEAGE.write_text(json.dumps(lineage, indent=2) + "\n")
 
 
+def source(datagen, games_dir, nodes):
+    """One directory of training games: its counts (by `datagen stats`), the net and nodes per
+    move its recipe names (`nodes` where it has none, as directories from before datagen kept
+    recipes) and what its self-play cost."""
+    counts = subprocess.run([datagen, "stats", *sorted(map(str, games_dir.glob("*.vf")))],
+                            capture_output=True, text=True, check=True).stdout
+    games, positions = re.search(r"(\d+) games, (\d+) positions", counts).groups()
+    recipe = key_values(games_dir / "selfplay-recipe") or {}
+    return {
+        "dir": games_dir.name,
+        "games": int(games),
+        "positions": int(positions),
+        "net": recipe.get("net"),
+        "nodes_per_move": int(recipe.get("nodes", nodes)),
+        "selfplay_thread_hours": selfplay_thread_hours(games_dir),
+    }
+
+
+def key_values(path):
+    """The pairs of one of datagen's `key value` files (datagen/src/keyfile.rs); None if absent."""
+    if not path.exists():
+        return None
+    return dict(line.split(" ", 1) for line in path.read_text().splitlines())
+
+
 def selfplay_thread_hours(games_dir):
     """The self-play time datagen kept beside the games (`selfplay-time`), in thread-hours;
     None for directories from before it kept one."""
-    path = games_dir / "selfplay-time"
-    if not path.exists():
-        return None
-    fields = dict(line.split() for line in path.read_text().splitlines())
-    return round(float(fields["thread_seconds"]) / 3600, 2)
+    fields = key_values(games_dir / "selfplay-time")
+    return None if fields is None else round(float(fields["thread_seconds"]) / 3600, 2)
+
+
+def data_text(data):
+    """Where a net's training games came from. Nets recorded before every directory was listed
+    name the newest generation's and count only its games."""
+    if "sources" not in data:
+        w = data["window_generations"]
+        earlier = f" (+{w - 1} earlier)" if w > 1 else ""
+        return (f"{data['games_dir']}{earlier}: {data['games']} games, {data['positions']} positions, "
+                f"{data['nodes_per_move']} nodes/move")
+    return "; ".join(f"{s['dir']}: {s['games']} games, {s['positions']} positions, {s['nodes_per_move']} nodes/move"
+                     for s in data["sources"])
 
 
 def cost_text(data, training):
     """What the data and the training cost, where recorded."""
     parts = []
-    if data.get("selfplay_thread_hours") is not None:
+    if "sources" in data:
+        hours = [s["selfplay_thread_hours"] for s in data["sources"]]
+        if hours and None not in hours:
+            parts.append(f"self-play {round(sum(hours), 2):g} thread-hours")
+    elif data.get("selfplay_thread_hours") is not None:
         parts.append(f"self-play {data['selfplay_thread_hours']:g} thread-hours")
     if training.get("seconds") is not None:
         parts.append(f"training {training['seconds']:g} s")
@@ -171,11 +202,9 @@ def render(_args):
     for e in lineage:
         d, t, s = e["data"], e["training"], e["sprt"]
         config = tomllib.loads(t["config"])
-        earlier = f" (+{d['window_generations'] - 1} earlier)" if d["window_generations"] > 1 else ""
         rows.append(
             f"| `{e['net']}` (sha256 {e['sha256'][:12]}…) | {e['hidden']} | {e.get('buckets', 1)} | `{e['parent']}` "
-            f"| {d['games_dir']}{earlier}: {d['games']} games, {d['positions']} positions, "
-            f"{d['nodes_per_move']} nodes/move, {d['random_plies']} random plies; {filter_text(config, d)} "
+            f"| {data_text(d)}, {d['random_plies']} random plies; {filter_text(config, d)} "
             f"| {schedule_text(config)}; final loss {t['final_train_loss']:.5f} (val {t['final_validation_loss']:.5f})"
             f"{cost_text(d, t)} "
             f"| {elo_text(s)} ({s['games']} games, W/D/L {'/'.join(map(str, s['wdl']))}, "
@@ -225,8 +254,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     rec = sub.add_parser("record")
-    for name in ["net", "parent", "games-dir", "datagen", "train-dir", "sprt-log", "tc"]:
+    for name in ["net", "parent", "datagen", "train-dir", "sprt-log", "tc"]:
         rec.add_argument(f"--{name}", required=True)
+    rec.add_argument("--games-dir", required=True, action="append", help="a directory of training games (repeat for each)")
     for name in ["hidden", "nodes", "window"]:
         rec.add_argument(f"--{name}", required=True, type=int)
     rec.add_argument("--buckets", type=int, default=1)

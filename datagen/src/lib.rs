@@ -5,9 +5,11 @@
 
 pub mod adjudication;
 pub mod gamefile;
+pub mod keyfile;
 pub mod pgn;
 pub mod play;
 pub mod progress;
+pub mod recipe;
 pub mod record;
 pub mod selfplay;
 pub mod spent;

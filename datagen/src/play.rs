@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::time::Duration;
 
 use clap::{Args, Parser};
-use patina::nnue::{Network, NetworkError};
+use patina::nnue::{Network, NetworkError, EMBEDDED_NET_NAME};
 use patina::openings::{Book, BookError, OpeningSource, MAX_OPENING_SCORE};
 use patina::score::Score;
 use patina::{Engine, Tablebases};
@@ -23,6 +23,7 @@ use thiserror::Error;
 
 use crate::adjudication::AdjudicationSettings;
 use crate::progress::{Counts, Progress, Tally, Target};
+use crate::recipe::Recipe;
 use crate::selfplay::{play_game, SelfPlayError, SelfPlaySettings};
 use crate::spent::{self, RunClock};
 use crate::writer::{GameWriter, WriteError};
@@ -136,6 +137,8 @@ pub enum PlayError {
     Syzygy(String),
     #[error("{0}")]
     Spent(String),
+    #[error("{0}")]
+    Recipe(String),
 }
 
 /// What one run added, for the summary and for tests.
@@ -289,6 +292,53 @@ fn open_output(
     Ok((before, workers))
 }
 
+/// The settings that shape this run's games, for the directory's `selfplay-recipe`. Seeds,
+/// threads and table sizes are left out: games of several runs that differ in them belong
+/// together.
+fn recipe(args: &PlayArgs, openings: &OpeningSource, soft: u64, hard: u64) -> Recipe {
+    let file_name = |path: &Path| {
+        path.file_name().map_or_else(
+            || path.display().to_string(),
+            |n| n.to_string_lossy().into(),
+        )
+    };
+    let net = args
+        .net
+        .as_deref()
+        .map_or_else(|| format!("{EMBEDDED_NET_NAME} (embedded)"), file_name);
+    let start = match (&args.book, openings.dfrc) {
+        (Some(book), _) => format!("book {}", file_name(book)),
+        (None, true) => "double Fischer random".into(),
+        (None, false) => "start position".into(),
+    };
+    let a = &args.adjudication;
+    Recipe::new(vec![
+        ("net", net),
+        ("nodes", soft.to_string()),
+        ("hard_nodes", hard.to_string()),
+        (
+            "openings",
+            format!(
+                "{start}, {}-{} random plies, first score within ±{}",
+                openings.random_plies.start(),
+                openings.random_plies.end(),
+                args.max_opening_score
+            ),
+        ),
+        (
+            "adjudication",
+            format!(
+                "win beyond {} for {} plies, draw within ±{} for {} plies from move {}",
+                a.win_score, a.win_plies, a.draw_score, a.draw_plies, a.draw_move
+            ),
+        ),
+        (
+            "tablebase_results",
+            if a.syzygy.is_some() { "yes" } else { "no" }.into(),
+        ),
+    ])
+}
+
 pub fn run(args: &PlayArgs) -> Result<PlaySummary, PlayError> {
     let soft_nodes = args.nodes.max(1);
     let hard_nodes = args.hard_nodes.unwrap_or(soft_nodes.saturating_mul(10));
@@ -337,6 +387,10 @@ pub fn run(args: &PlayArgs) -> Result<PlaySummary, PlayError> {
         source,
     })?;
     let _lock = lock_output(&args.out)?;
+    let openings = OpeningSource::new(book.as_ref(), args.dfrc, args.random_plies.clone());
+    recipe(args, &openings, soft_nodes, hard_nodes)
+        .claim(&args.out)
+        .map_err(PlayError::Recipe)?;
     let (before, workers) = open_output(args, args.threads.max(1), &network)?;
     let mut clock = RunClock::start(&args.out, args.threads.max(1)).map_err(PlayError::Spent)?;
     let save_failed = |source| PlayError::Io {
@@ -353,7 +407,7 @@ pub fn run(args: &PlayArgs) -> Result<PlaySummary, PlayError> {
     };
     let tally = Tally::default();
     let settings = SelfPlaySettings {
-        openings: OpeningSource::new(book.as_ref(), args.dfrc, args.random_plies.clone()),
+        openings,
         soft_nodes,
         hard_nodes,
         max_opening_score: args.max_opening_score,

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use crate::whole_file::write_whole_file;
+use crate::keyfile;
 
 pub const FILE_NAME: &str = "selfplay-time";
 /// How often a running campaign saves its time.
@@ -24,12 +24,10 @@ impl Spent {
     /// What the file in `dir` records: nothing yet where there is no file.
     pub fn read(dir: &Path) -> Result<Self, String> {
         let path = dir.join(FILE_NAME);
-        let text = match std::fs::read_to_string(&path) {
-            Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Self::default()),
-            Err(e) => return Err(format!("{}: {e}", path.display())),
+        let Some(pairs) = keyfile::read(&path)? else {
+            return Ok(Self::default());
         };
-        Self::parse(&text).ok_or_else(|| {
+        Self::from_pairs(&pairs).ok_or_else(|| {
             format!(
                 "{}: expected `wall_seconds S` and `thread_seconds S` lines",
                 path.display()
@@ -37,22 +35,17 @@ impl Spent {
         })
     }
 
-    fn parse(text: &str) -> Option<Self> {
+    fn from_pairs(pairs: &[(String, String)]) -> Option<Self> {
         let (mut wall, mut threads) = (None, None);
-        for line in text.lines() {
-            let (key, value) = line.split_once(' ')?;
+        for (key, value) in pairs {
             let value: f64 = value
-                .trim()
                 .parse()
                 .ok()
                 .filter(|v: &f64| v.is_finite() && *v >= 0.0)?;
-            let slot = match key {
-                "wall_seconds" => &mut wall,
-                "thread_seconds" => &mut threads,
+            match key.as_str() {
+                "wall_seconds" => wall = Some(value),
+                "thread_seconds" => threads = Some(value),
                 _ => return None,
-            };
-            if slot.replace(value).is_some() {
-                return None;
             }
         }
         Some(Self {
@@ -61,11 +54,11 @@ impl Spent {
         })
     }
 
-    fn text(&self) -> String {
-        format!(
-            "wall_seconds {:.3}\nthread_seconds {:.3}\n",
-            self.wall_seconds, self.thread_seconds
-        )
+    fn pairs(&self) -> [(&'static str, String); 2] {
+        [
+            ("wall_seconds", format!("{:.3}", self.wall_seconds)),
+            ("thread_seconds", format!("{:.3}", self.thread_seconds)),
+        ]
     }
 }
 
@@ -108,7 +101,7 @@ impl RunClock {
 
     pub fn save(&mut self) -> std::io::Result<()> {
         self.last_save = Instant::now();
-        write_whole_file(&self.path, self.total().text().as_bytes())
+        keyfile::write(&self.path, &self.total().pairs())
     }
 }
 

@@ -7,11 +7,15 @@ use std::collections::HashSet;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use clap::Parser;
 use common::{play, read_with_viriformat, scratch_dir};
 use datagen::gamefile::GameReader;
+use datagen::play::{self as datagen_play, PlayArgs};
+use datagen::recipe::Recipe;
 use datagen::spent::Spent;
 use datagen::validate::{self, Ending};
 use datagen::writer::GameWriter;
+use patina::nnue::EMBEDDED_NET_NAME;
 
 /// The serialised bytes of each game, for comparing runs.
 fn game_bytes(path: &std::path::Path) -> Vec<Vec<u8>> {
@@ -96,6 +100,36 @@ fn a_position_target_stops_once_reached() {
     assert!(summary.run.positions - last_game < 150);
     let again = play(&dir, &["--positions", "150", "--seed", "11"]);
     assert_eq!(again.run.games, 0);
+}
+
+#[test]
+fn a_directory_refuses_games_of_another_recipe() {
+    let dir = scratch_dir("selfplay-recipe");
+    play(&dir, &["--games", "2", "--seed", "12"]);
+    let recipe = Recipe::read(&dir)
+        .unwrap()
+        .expect("the run wrote its recipe");
+    assert_eq!(recipe.get("nodes"), Some("300"));
+    let embedded = format!("{EMBEDDED_NET_NAME} (embedded)");
+    assert_eq!(recipe.get("net"), Some(embedded.as_str()));
+    let before = game_bytes(&dir.join("thread-0.vf"));
+
+    let out = dir.to_str().unwrap();
+    let other = [
+        "play", "--out", out, "--nodes", "600", "--games", "4", "--seed", "12",
+    ];
+    let refused = datagen_play::run(&PlayArgs::parse_from(other))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        refused.contains("played with nodes 300, hard_nodes 3000")
+            && refused.contains("would play with nodes 600, hard_nodes 6000"),
+        "{refused}"
+    );
+    assert_eq!(game_bytes(&dir.join("thread-0.vf")), before);
+
+    // Another seed is the same recipe: the directory resumes.
+    assert_eq!(play(&dir, &["--games", "4", "--seed", "13"]).run.games, 2);
 }
 
 #[test]

@@ -106,6 +106,27 @@ class Lineage(unittest.TestCase):
             self.assertEqual(text, "; self-play 2.01 thread-hours, training 6.8 s")
             self.assertEqual(lineage.cost_text({}, {}), "")
 
+    def test_every_data_directory_is_listed_with_its_recipe_and_cost(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            games = Path(tmp)
+            self.assertIsNone(lineage.key_values(games / "selfplay-recipe"))
+            # The form datagen writes (datagen/src/recipe.rs): values may hold spaces.
+            (games / "selfplay-recipe").write_text(
+                "net gen6-256-ob8-4dc516a6.nnue\nnodes 2500\nopenings start position, 8-9 random plies\n")
+            recipe = lineage.key_values(games / "selfplay-recipe")
+            self.assertEqual((recipe["nodes"], recipe["openings"]), ("2500", "start position, 8-9 random plies"))
+        data = {"sources": [
+            {"dir": "gen6", "games": 10, "positions": 1000, "nodes_per_move": 5000, "selfplay_thread_hours": 2.2},
+            {"dir": "gen6-n2500", "games": 20, "positions": 2000, "nodes_per_move": 2500,
+             "selfplay_thread_hours": 2.21},
+        ]}
+        self.assertEqual(lineage.data_text(data), "gen6: 10 games, 1000 positions, 5000 nodes/move; "
+                                                  "gen6-n2500: 20 games, 2000 positions, 2500 nodes/move")
+        self.assertEqual(lineage.cost_text(data, {"seconds": 4}), "; self-play 4.41 thread-hours, training 4 s")
+        # One directory of unknown cost makes the sum unknown.
+        data["sources"][1]["selfplay_thread_hours"] = None
+        self.assertEqual(lineage.cost_text(data, {}), "")
+
     def test_verdict_exit_codes(self):
         with tempfile.TemporaryDirectory() as tmp:
             log = Path(tmp) / "fastchess.log"
