@@ -124,7 +124,8 @@ def source(datagen, games_dir, nodes):
         "positions": int(positions),
         "net": recipe.get("net"),
         "nodes_per_move": int(recipe.get("nodes", nodes)),
-        "selfplay_thread_hours": selfplay_thread_hours(games_dir),
+        "selfplay_thread_hours": selfplay_hours(games_dir, "thread_seconds"),
+        "selfplay_cpu_hours": selfplay_hours(games_dir, "cpu_seconds"),
     }
 
 
@@ -135,11 +136,12 @@ def key_values(path):
     return dict(line.split(" ", 1) for line in path.read_text().splitlines())
 
 
-def selfplay_thread_hours(games_dir):
-    """The self-play time datagen kept beside the games (`selfplay-time`), in thread-hours;
-    None for directories from before it kept one."""
+def selfplay_hours(games_dir, key):
+    """One of the times datagen kept beside the games (`selfplay-time`: `thread_seconds`, wall
+    time × threads, or `cpu_seconds`, the CPU time the runs took), in hours; None for directories
+    from before it kept that time."""
     fields = key_values(games_dir / "selfplay-time")
-    return None if fields is None else round(float(fields["thread_seconds"]) / 3600, 2)
+    return None if fields is None or key not in fields else round(float(fields[key]) / 3600, 2)
 
 
 def data_text(data):
@@ -158,9 +160,12 @@ def cost_text(data, training):
     """What the data and the training cost, where recorded."""
     parts = []
     if "sources" in data:
-        hours = [s["selfplay_thread_hours"] for s in data["sources"]]
-        if hours and None not in hours:
-            parts.append(f"self-play {round(sum(hours), 2):g} thread-hours")
+        def total(key):
+            hours = [s.get(key) for s in data["sources"]]
+            return round(sum(hours), 2) if hours and None not in hours else None
+        threads, cpu = total("selfplay_thread_hours"), total("selfplay_cpu_hours")
+        if threads is not None:
+            parts.append(f"self-play {threads:g} thread-hours" + (f" ({cpu:g} CPU-hours)" if cpu is not None else ""))
     elif data.get("selfplay_thread_hours") is not None:
         parts.append(f"self-play {data['selfplay_thread_hours']:g} thread-hours")
     if training.get("seconds") is not None:

@@ -6,18 +6,34 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use cpu_time::ProcessTime;
+
 use crate::keyfile;
 
 pub const FILE_NAME: &str = "selfplay-time";
 /// How often a running campaign saves its time.
 pub const SAVE_EVERY: Duration = Duration::from_secs(60);
 
-/// Wall-clock seconds, and those times the threads playing (the CPU time a run took, its
-/// threads kept busy).
-#[derive(Copy, Clone, Debug, Default, PartialEq)]
+/// Wall-clock seconds; those times the threads playing (what the run held of a machine); and
+/// the CPU time the runs took, which is less where other work shared the cores.
+#[derive(Copy, Clone, Debug, PartialEq)]
 pub struct Spent {
     pub wall_seconds: f64,
     pub thread_seconds: f64,
+    /// `None` once a run could not measure it: directories begun before datagen measured CPU
+    /// time, or a system without a process clock.
+    pub cpu_seconds: Option<f64>,
+}
+
+impl Default for Spent {
+    /// A directory that nothing has been spent on yet.
+    fn default() -> Self {
+        Self {
+            wall_seconds: 0.0,
+            thread_seconds: 0.0,
+            cpu_seconds: Some(0.0),
+        }
+    }
 }
 
 impl Spent {
@@ -29,14 +45,15 @@ impl Spent {
         };
         Self::from_pairs(&pairs).ok_or_else(|| {
             format!(
-                "{}: expected `wall_seconds S` and `thread_seconds S` lines",
+                "{}: expected `wall_seconds S` and `thread_seconds S` lines, and maybe \
+                 `cpu_seconds S`",
                 path.display()
             )
         })
     }
 
     fn from_pairs(pairs: &[(String, String)]) -> Option<Self> {
-        let (mut wall, mut threads) = (None, None);
+        let (mut wall, mut threads, mut cpu) = (None, None, None);
         for (key, value) in pairs {
             let value: f64 = value
                 .parse()
@@ -45,20 +62,26 @@ impl Spent {
             match key.as_str() {
                 "wall_seconds" => wall = Some(value),
                 "thread_seconds" => threads = Some(value),
+                "cpu_seconds" => cpu = Some(value),
                 _ => return None,
             }
         }
         Some(Self {
             wall_seconds: wall?,
             thread_seconds: threads?,
+            cpu_seconds: cpu,
         })
     }
 
-    fn pairs(&self) -> [(&'static str, String); 2] {
-        [
+    fn pairs(&self) -> Vec<(&'static str, String)> {
+        let mut pairs = vec![
             ("wall_seconds", format!("{:.3}", self.wall_seconds)),
             ("thread_seconds", format!("{:.3}", self.thread_seconds)),
-        ]
+        ];
+        if let Some(cpu) = self.cpu_seconds {
+            pairs.push(("cpu_seconds", format!("{cpu:.3}")));
+        }
+        pairs
     }
 }
 
@@ -68,6 +91,8 @@ pub struct RunClock {
     before: Spent,
     threads: usize,
     start: Instant,
+    /// The process's CPU clock at the start; `None` where the system has none.
+    cpu_start: Option<ProcessTime>,
     last_save: Instant,
 }
 
@@ -79,15 +104,21 @@ impl RunClock {
             before: Spent::read(dir)?,
             threads,
             start: now,
+            cpu_start: ProcessTime::try_now().ok(),
             last_save: now,
         })
     }
 
     pub fn total(&self) -> Spent {
         let seconds = self.start.elapsed().as_secs_f64();
+        let cpu = self
+            .cpu_start
+            .and_then(|start| start.try_elapsed().ok())
+            .map(|elapsed| elapsed.as_secs_f64());
         Spent {
             wall_seconds: self.before.wall_seconds + seconds,
             thread_seconds: self.before.thread_seconds + seconds * self.threads as f64,
+            cpu_seconds: self.before.cpu_seconds.zip(cpu).map(|(a, b)| a + b),
         }
     }
 
@@ -114,17 +145,38 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         assert_eq!(Spent::read(dir.path()), Ok(Spent::default()));
         let mut clock = RunClock::start(dir.path(), 2).unwrap();
-        std::thread::sleep(Duration::from_millis(20));
+        // 30 ms of work on this thread: the process's CPU time grows by at least that.
+        let busy = Instant::now();
+        while busy.elapsed() < Duration::from_millis(30) {
+            std::hint::black_box(busy.elapsed());
+        }
         clock.save().unwrap();
         let first = Spent::read(dir.path()).unwrap();
-        assert!(first.wall_seconds >= 0.02, "{first:?}");
+        assert!(first.wall_seconds >= 0.03, "{first:?}");
         assert!((first.thread_seconds - 2.0 * first.wall_seconds).abs() < 0.002);
+        assert!(first.cpu_seconds.unwrap() >= 0.025, "{first:?}");
 
         let mut clock = RunClock::start(dir.path(), 1).unwrap();
         clock.save().unwrap();
         let second = Spent::read(dir.path()).unwrap();
         assert!(second.wall_seconds >= first.wall_seconds);
         assert!(second.thread_seconds >= first.thread_seconds);
+        assert!(second.cpu_seconds >= first.cpu_seconds);
+    }
+
+    #[test]
+    fn a_directory_without_cpu_time_never_gets_a_partial_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE_NAME);
+        std::fs::write(&path, "wall_seconds 1.5\nthread_seconds 3\n").unwrap();
+        let mut clock = RunClock::start(dir.path(), 2).unwrap();
+        clock.save().unwrap();
+        let after = Spent::read(dir.path()).unwrap();
+        assert!(
+            after.wall_seconds >= 1.5 && after.cpu_seconds.is_none(),
+            "{after:?}"
+        );
+        assert!(!std::fs::read_to_string(&path).unwrap().contains("cpu"));
     }
 
     #[test]
@@ -137,20 +189,22 @@ mod tests {
             "a 1\n",
             "wall_seconds inf\nthread_seconds 2\n",
             "wall_seconds 1\nwall_seconds 1\nthread_seconds 2\n",
+            "wall_seconds 1\nthread_seconds 2\ncpu_seconds -1\n",
         ] {
             std::fs::write(dir.path().join(FILE_NAME), text).unwrap();
             assert!(Spent::read(dir.path()).is_err(), "{text:?}");
         }
         std::fs::write(
             dir.path().join(FILE_NAME),
-            "wall_seconds 1.5\nthread_seconds 3\n",
+            "wall_seconds 1.5\nthread_seconds 3\ncpu_seconds 2.5\n",
         )
         .unwrap();
         assert_eq!(
             Spent::read(dir.path()),
             Ok(Spent {
                 wall_seconds: 1.5,
-                thread_seconds: 3.0
+                thread_seconds: 3.0,
+                cpu_seconds: Some(2.5),
             })
         );
     }

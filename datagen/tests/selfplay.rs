@@ -61,6 +61,7 @@ fn games_read_back_whole_and_replay_legally() {
         (spent.thread_seconds - 2.0 * spent.wall_seconds).abs() < 0.01,
         "{spent:?}"
     );
+    assert!(spent.cpu_seconds.is_some_and(|cpu| cpu > 0.0), "{spent:?}");
 }
 
 #[test]

@@ -97,11 +97,15 @@ class Lineage(unittest.TestCase):
     def test_the_lineage_reads_what_self_play_and_training_cost(self):
         with tempfile.TemporaryDirectory() as tmp:
             games = Path(tmp)
-            self.assertIsNone(lineage.selfplay_thread_hours(games))
-            # The form datagen writes (datagen/src/spent.rs).
+            self.assertIsNone(lineage.selfplay_hours(games, "thread_seconds"))
+            # The form datagen writes (datagen/src/spent.rs); older files have no cpu_seconds.
             (games / "selfplay-time").write_text("wall_seconds 3600.000\nthread_seconds 7245.000\n")
-            hours = lineage.selfplay_thread_hours(games)
+            hours = lineage.selfplay_hours(games, "thread_seconds")
             self.assertEqual(hours, 2.01)
+            self.assertIsNone(lineage.selfplay_hours(games, "cpu_seconds"))
+            (games / "selfplay-time").write_text(
+                "wall_seconds 3600.000\nthread_seconds 7245.000\ncpu_seconds 5400.000\n")
+            self.assertEqual(lineage.selfplay_hours(games, "cpu_seconds"), 1.5)
             text = lineage.cost_text({"selfplay_thread_hours": hours}, {"seconds": 6.8})
             self.assertEqual(text, "; self-play 2.01 thread-hours, training 6.8 s")
             self.assertEqual(lineage.cost_text({}, {}), "")
@@ -123,6 +127,9 @@ class Lineage(unittest.TestCase):
         self.assertEqual(lineage.data_text(data), "gen6: 10 games, 1000 positions, 5000 nodes/move; "
                                                   "gen6-n2500: 20 games, 2000 positions, 2500 nodes/move")
         self.assertEqual(lineage.cost_text(data, {"seconds": 4}), "; self-play 4.41 thread-hours, training 4 s")
+        for s, cpu in zip(data["sources"], [1.5, 2.0]):
+            s["selfplay_cpu_hours"] = cpu
+        self.assertEqual(lineage.cost_text(data, {}), "; self-play 4.41 thread-hours (3.5 CPU-hours)")
         # One directory of unknown cost makes the sum unknown.
         data["sources"][1]["selfplay_thread_hours"] = None
         self.assertEqual(lineage.cost_text(data, {}), "")
