@@ -55,7 +55,7 @@ cp "$repo/target/release/patina" "$bin/patina-base"
 # The parent's width N and output buckets as the engine reads them off the net (its build script
 # knows the net format, which may change), not recomputed here: `bench nn` ends with
 # `N=<width>, buckets=<count>`.
-shape=$("$bin/patina-base" bench nn)
+shape=$("$bin/patina-base" bench nn 2>&1) || true
 parent_hidden=$(sed -n 's/.*, N=\([0-9][0-9]*\), buckets=[0-9]*$/\1/p' <<< "$shape")
 parent_buckets=$(sed -n 's/.*, buckets=\([0-9][0-9]*\)$/\1/p' <<< "$shape")
 [ -n "$parent_hidden" ] && [ -n "$parent_buckets" ] \
@@ -73,10 +73,10 @@ mkdir -p "$games"
 "$bin/datagen" stats "$games"/*.vf | head -3
 
 # 2. Train the candidate on the newest generations' games: each generation's directory, and
-# any other of its net's self-play beside it as gen<g>-<name> (another recipe, e.g. fewer nodes).
+# any other of its net's self-play beside it as gen<g>-<name> (another recipe, e.g. fewer nodes;
+# the lineage lists each directory with its recipe).
 window=${WINDOW:-2}
 viri=()
-sources=()  # the directories trained on, for the lineage
 used=0  # generations whose games are still there
 for g in $(seq $((k - window + 1)) "$k"); do
   [ "$g" -ge 0 ] || continue
@@ -84,7 +84,6 @@ for g in $(seq $((k - window + 1)) "$k"); do
   for dir in "$DATA/gen$g" "$DATA/gen$g"-*; do
     compgen -G "$dir/*.vf" > /dev/null || continue
     for f in "$dir"/*.vf; do viri+=(--viri "$f"); done
-    sources+=(--games-dir "$dir")
     found=1
   done
   used=$((used + found))
@@ -172,7 +171,7 @@ hash=$(sha256sum "$candidate" | cut -c1-8)
 name=$net_id-$hash.nnue
 cp "$candidate" "$repo/nets/$name"
 python3 "$repo/scripts/lineage.py" record --net "$name" --parent "$parent_name" --hidden "$hidden" --buckets "$buckets" \
-  "${sources[@]}" --datagen "$bin/datagen" --nodes "${NODES:-5000}" --window "$used" \
+  --datagen "$bin/datagen" --window "$used" \
   --train-dir "$run" --sprt-log "$sprt_dir/fastchess.log" --tc "${TC:-8+0.08}" --elo0 "${ELO0:-0}" --elo1 "${ELO1:-5}"
 python3 "$repo/scripts/lineage.py" render
 echo "$name" > "$repo/nets/DEFAULT"

@@ -92,9 +92,8 @@ def record(args):
         "buckets": args.buckets,
         "parent": args.parent,
         "data": {
-            "sources": [source(args.datagen, Path(d), args.nodes) for d in args.games_dir],
+            "sources": sources(args.datagen, tomllib.loads(config)),
             "window_generations": args.window,
-            "random_plies": "8-9",  # datagen's default without a book, as generation.sh runs it
             "mate_scores_dropped": True,
         },
         "training": {
@@ -110,38 +109,43 @@ def record(args):
     LINEAGE.write_text(json.dumps(lineage, indent=2) + "\n")
 
 
-def source(datagen, games_dir, nodes):
-    """One directory of training games: its counts (by `datagen stats`), the net and nodes per
-    move its recipe names (`nodes` where it has none, as directories from before datagen kept
-    recipes) and what its self-play cost."""
-    counts = subprocess.run([datagen, "stats", *sorted(map(str, games_dir.glob("*.vf")))],
-                            capture_output=True, text=True, check=True).stdout
-    games, positions = re.search(r"(\d+) games, (\d+) positions", counts).groups()
-    recipe = key_values(games_dir / "selfplay-recipe") or {}
-    return {
-        "dir": games_dir.name,
-        "games": int(games),
-        "positions": int(positions),
-        "net": recipe.get("net"),
-        "nodes_per_move": int(recipe.get("nodes", nodes)),
-        "selfplay_thread_hours": selfplay_hours(games_dir, "thread_seconds"),
-        "selfplay_cpu_hours": selfplay_hours(games_dir, "cpu_seconds"),
-    }
+def sources(datagen, config):
+    """The game files a training run read (its config's `viri`), by directory: counts by
+    `datagen stats` of those files, and the directory's recipe (net, nodes per move, openings)
+    and self-play time where datagen kept them (None where it did not)."""
+    by_dir = {}
+    for file in map(Path, config["viri"]):
+        by_dir.setdefault(file.parent, []).append(file)
+    result = []
+    for games_dir, files in by_dir.items():
+        counts = subprocess.run([datagen, "stats", *map(str, files)], capture_output=True, text=True,
+                                check=True).stdout
+        games, positions = re.search(r"(\d+) games, (\d+) positions", counts).groups()
+        recipe = key_values(games_dir / "selfplay-recipe") or {}
+        time = key_values(games_dir / "selfplay-time") or {}
+        hours = lambda key: round(float(time[key]) / 3600, 2) if key in time else None
+        result.append({
+            "dir": games_dir.name,
+            "files": len(files),
+            "games": int(games),
+            "positions": int(positions),
+            "net": recipe.get("net"),
+            "nodes_per_move": int(recipe["nodes"]) if "nodes" in recipe else None,
+            "openings": recipe.get("openings"),
+            "selfplay_thread_hours": hours("thread_seconds"),
+            "selfplay_cpu_hours": hours("cpu_seconds"),
+        })
+    return result
 
 
 def key_values(path):
     """The pairs of one of datagen's `key value` files (datagen/src/keyfile.rs); None if absent."""
     if not path.exists():
         return None
-    return dict(line.split(" ", 1) for line in path.read_text().splitlines())
-
-
-def selfplay_hours(games_dir, key):
-    """One of the times datagen kept beside the games (`selfplay-time`: `thread_seconds`, wall
-    time × threads, or `cpu_seconds`, the CPU time the runs took), in hours; None for directories
-    from before it kept that time."""
-    fields = key_values(games_dir / "selfplay-time")
-    return None if fields is None or key not in fields else round(float(fields[key]) / 3600, 2)
+    pairs = [line.split(" ", 1) for line in path.read_text().splitlines()]
+    if any(len(pair) != 2 for pair in pairs):
+        raise SystemExit(f"{path}: expected `key value` lines")
+    return dict(pairs)
 
 
 def data_text(data):
@@ -151,9 +155,13 @@ def data_text(data):
         w = data["window_generations"]
         earlier = f" (+{w - 1} earlier)" if w > 1 else ""
         return (f"{data['games_dir']}{earlier}: {data['games']} games, {data['positions']} positions, "
-                f"{data['nodes_per_move']} nodes/move")
-    return "; ".join(f"{s['dir']}: {s['games']} games, {s['positions']} positions, {s['nodes_per_move']} nodes/move"
-                     for s in data["sources"])
+                f"{data['nodes_per_move']} nodes/move, {data['random_plies']} random plies")
+    def one(s):
+        nodes = "? nodes/move" if s["nodes_per_move"] is None else f"{s['nodes_per_move']} nodes/move"
+        return f"{s['dir']}: {s['games']} games, {s['positions']} positions, {nodes}"
+    openings = {s["openings"] for s in data["sources"]}
+    shared = f"; openings: {openings.pop()}" if len(openings) == 1 and None not in openings else ""
+    return "; ".join(map(one, data["sources"])) + shared
 
 
 def cost_text(data, training):
@@ -209,7 +217,7 @@ def render(_args):
         config = tomllib.loads(t["config"])
         rows.append(
             f"| `{e['net']}` (sha256 {e['sha256'][:12]}…) | {e['hidden']} | {e.get('buckets', 1)} | `{e['parent']}` "
-            f"| {data_text(d)}, {d['random_plies']} random plies; {filter_text(config, d)} "
+            f"| {data_text(d)}; {filter_text(config, d)} "
             f"| {schedule_text(config)}; final loss {t['final_train_loss']:.5f} (val {t['final_validation_loss']:.5f})"
             f"{cost_text(d, t)} "
             f"| {elo_text(s)} ({s['games']} games, W/D/L {'/'.join(map(str, s['wdl']))}, "
@@ -261,8 +269,7 @@ def main():
     rec = sub.add_parser("record")
     for name in ["net", "parent", "datagen", "train-dir", "sprt-log", "tc"]:
         rec.add_argument(f"--{name}", required=True)
-    rec.add_argument("--games-dir", required=True, action="append", help="a directory of training games (repeat for each)")
-    for name in ["hidden", "nodes", "window"]:
+    for name in ["hidden", "window"]:
         rec.add_argument(f"--{name}", required=True, type=int)
     rec.add_argument("--buckets", type=int, default=1)
     for name in ["elo0", "elo1"]:

@@ -32,13 +32,28 @@ fn parse(text: &str) -> Option<Vec<(String, String)>> {
     Some(pairs)
 }
 
-/// Writes `pairs` whole (a killed run leaves the old file, never half of one).
-pub fn write(path: &Path, pairs: &[(&str, String)]) -> std::io::Result<()> {
-    let text: String = pairs
-        .iter()
-        .map(|(key, value)| format!("{key} {value}\n"))
-        .collect();
+/// Writes `pairs` whole (a killed run leaves the old file, never half of one). A key must be
+/// one word and a value one line without spaces at its ends, or the file would not read back
+/// as written.
+pub fn write<K: AsRef<str>, V: AsRef<str>>(path: &Path, pairs: &[(K, V)]) -> std::io::Result<()> {
+    let mut text = String::new();
+    for (key, value) in pairs {
+        let (key, value) = (key.as_ref(), value.as_ref());
+        if key.is_empty() || key.contains(char::is_whitespace) {
+            return Err(invalid(format!("the key {key:?} is not one word")));
+        }
+        if value.contains('\n') || value.trim() != value {
+            return Err(invalid(format!(
+                "the value {value:?} of {key} would not read back"
+            )));
+        }
+        text.push_str(&format!("{key} {value}\n"));
+    }
     write_whole_file(path, text.as_bytes())
+}
+
+fn invalid(message: String) -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::InvalidInput, message)
 }
 
 #[cfg(test)]
@@ -50,11 +65,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("file");
         assert_eq!(read(&path), Ok(None));
-        write(
-            &path,
-            &[("a", "1".into()), ("openings", "book x.epd".into())],
-        )
-        .unwrap();
+        write(&path, &[("a", "1"), ("openings", "book x.epd")]).unwrap();
         assert_eq!(
             read(&path),
             Ok(Some(vec![
@@ -65,6 +76,9 @@ mod tests {
         for text in ["a\n", "a 1\na 2\n", " 1\n"] {
             std::fs::write(&path, text).unwrap();
             assert!(read(&path).is_err(), "{text:?}");
+        }
+        for (key, value) in [("a b", "1"), ("", "1"), ("a", "1\n2"), ("a", " 1")] {
+            assert!(write(&path, &[(key, value)]).is_err(), "{key:?} {value:?}");
         }
     }
 }

@@ -19,11 +19,12 @@ use patina::score::Score;
 use patina::{Engine, Tablebases};
 use rand_xoshiro::rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
+use sha2::{Digest, Sha256};
 use thiserror::Error;
 
 use crate::adjudication::AdjudicationSettings;
 use crate::progress::{Counts, Progress, Tally, Target};
-use crate::recipe::Recipe;
+use crate::recipe::{self, Claim, Recipe};
 use crate::selfplay::{play_game, SelfPlayError, SelfPlaySettings};
 use crate::spent::{self, RunClock};
 use crate::writer::{GameWriter, WriteError};
@@ -295,17 +296,28 @@ fn open_output(
 /// The settings that shape this run's games, for the directory's `selfplay-recipe`. Seeds,
 /// threads and table sizes are left out: games of several runs that differ in them belong
 /// together.
-fn recipe(args: &PlayArgs, openings: &OpeningSource, soft: u64, hard: u64) -> Recipe {
+fn recipe(
+    args: &PlayArgs,
+    network: &Network,
+    openings: &OpeningSource,
+    soft: u64,
+    hard: u64,
+) -> Recipe {
     let file_name = |path: &Path| {
         path.file_name().map_or_else(
             || path.display().to_string(),
             |n| n.to_string_lossy().into(),
         )
     };
-    let net = args
+    // Named as its file is, and known by its bytes: the embedded net and the same file given
+    // by --net are one recipe, and two nets of one name are two.
+    let name = args
         .net
         .as_deref()
-        .map_or_else(|| format!("{EMBEDDED_NET_NAME} (embedded)"), file_name);
+        .map_or_else(|| EMBEDDED_NET_NAME.to_owned(), file_name);
+    let digest = Sha256::digest(network.to_bytes());
+    let hex: String = digest[..6].iter().map(|b| format!("{b:02x}")).collect();
+    let net = format!("{name} sha256 {hex}");
     let start = match (&args.book, openings.dfrc) {
         (Some(book), _) => format!("book {}", file_name(book)),
         (None, true) => "double Fischer random".into(),
@@ -387,12 +399,23 @@ pub fn run(args: &PlayArgs) -> Result<PlaySummary, PlayError> {
         source,
     })?;
     let _lock = lock_output(&args.out)?;
-    let openings = OpeningSource::new(book.as_ref(), args.dfrc, args.random_plies.clone());
-    recipe(args, &openings, soft_nodes, hard_nodes)
-        .claim(&args.out)
-        .map_err(PlayError::Recipe)?;
     let (before, workers) = open_output(args, args.threads.max(1), &network)?;
-    let mut clock = RunClock::start(&args.out, args.threads.max(1)).map_err(PlayError::Spent)?;
+    let openings = OpeningSource::new(book.as_ref(), args.dfrc, args.random_plies.clone());
+    let recipe = recipe(args, &network, &openings, soft_nodes, hard_nodes);
+    if recipe
+        .claim(&args.out, before.games)
+        .map_err(PlayError::Recipe)?
+        == Claim::Adopted
+    {
+        eprintln!(
+            "{}: its {} games had no {}; taken to be of this run's",
+            args.out.display(),
+            before.games,
+            recipe::FILE_NAME
+        );
+    }
+    let mut clock =
+        RunClock::start(&args.out, args.threads.max(1), before.games).map_err(PlayError::Spent)?;
     let save_failed = |source| PlayError::Io {
         path: args.out.join(spent::FILE_NAME),
         source,

@@ -97,11 +97,22 @@ pub struct RunClock {
 }
 
 impl RunClock {
-    pub fn start(dir: &Path, threads: usize) -> Result<Self, String> {
+    /// Starts the clock of a run on `dir`, whose files hold `games` games. Games without a time
+    /// file (from before datagen kept one) cost an unknown time: the file then counts from now
+    /// and has no CPU time, so that no total passes for the directory's whole cost.
+    pub fn start(dir: &Path, threads: usize, games: u64) -> Result<Self, String> {
         let now = Instant::now();
+        let mut before = Spent::read(dir)?;
+        if games > 0 && !dir.join(FILE_NAME).exists() {
+            eprintln!(
+                "{}: the time its {games} games took is unknown; {FILE_NAME} counts from now",
+                dir.display()
+            );
+            before.cpu_seconds = None;
+        }
         Ok(Self {
             path: dir.join(FILE_NAME),
-            before: Spent::read(dir)?,
+            before,
             threads,
             start: now,
             cpu_start: ProcessTime::try_now().ok(),
@@ -138,15 +149,17 @@ impl RunClock {
 
 #[cfg(test)]
 mod tests {
+    use cpu_time::ThreadTime;
+
     use super::*;
 
     #[test]
     fn runs_add_up_and_the_file_reads_back() {
         let dir = tempfile::tempdir().unwrap();
         assert_eq!(Spent::read(dir.path()), Ok(Spent::default()));
-        let mut clock = RunClock::start(dir.path(), 2).unwrap();
+        let mut clock = RunClock::start(dir.path(), 2, 0).unwrap();
         // 30 ms of work on this thread: the process's CPU time grows by at least that.
-        let busy = Instant::now();
+        let busy = ThreadTime::now();
         while busy.elapsed() < Duration::from_millis(30) {
             std::hint::black_box(busy.elapsed());
         }
@@ -154,9 +167,9 @@ mod tests {
         let first = Spent::read(dir.path()).unwrap();
         assert!(first.wall_seconds >= 0.03, "{first:?}");
         assert!((first.thread_seconds - 2.0 * first.wall_seconds).abs() < 0.002);
-        assert!(first.cpu_seconds.unwrap() >= 0.025, "{first:?}");
+        assert!(first.cpu_seconds.unwrap() >= 0.03, "{first:?}");
 
-        let mut clock = RunClock::start(dir.path(), 1).unwrap();
+        let mut clock = RunClock::start(dir.path(), 1, 10).unwrap();
         clock.save().unwrap();
         let second = Spent::read(dir.path()).unwrap();
         assert!(second.wall_seconds >= first.wall_seconds);
@@ -166,10 +179,11 @@ mod tests {
 
     #[test]
     fn a_directory_without_cpu_time_never_gets_a_partial_one() {
+        // Games and a time file from before CPU time was measured.
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join(FILE_NAME);
         std::fs::write(&path, "wall_seconds 1.5\nthread_seconds 3\n").unwrap();
-        let mut clock = RunClock::start(dir.path(), 2).unwrap();
+        let mut clock = RunClock::start(dir.path(), 2, 10).unwrap();
         clock.save().unwrap();
         let after = Spent::read(dir.path()).unwrap();
         assert!(
@@ -177,6 +191,12 @@ mod tests {
             "{after:?}"
         );
         assert!(!std::fs::read_to_string(&path).unwrap().contains("cpu"));
+
+        // Games and no time file at all.
+        let dir = tempfile::tempdir().unwrap();
+        let mut clock = RunClock::start(dir.path(), 2, 10).unwrap();
+        clock.save().unwrap();
+        assert_eq!(Spent::read(dir.path()).unwrap().cpu_seconds, None);
     }
 
     #[test]

@@ -16,6 +16,8 @@ use datagen::spent::Spent;
 use datagen::validate::{self, Ending};
 use datagen::writer::GameWriter;
 use patina::nnue::EMBEDDED_NET_NAME;
+use patina::Network;
+use sha2::{Digest, Sha256};
 
 /// The serialised bytes of each game, for comparing runs.
 fn game_bytes(path: &std::path::Path) -> Vec<Vec<u8>> {
@@ -111,8 +113,11 @@ fn a_directory_refuses_games_of_another_recipe() {
         .unwrap()
         .expect("the run wrote its recipe");
     assert_eq!(recipe.get("nodes"), Some("300"));
-    let embedded = format!("{EMBEDDED_NET_NAME} (embedded)");
-    assert_eq!(recipe.get("net"), Some(embedded.as_str()));
+    let embedded = recipe.get("net").unwrap();
+    assert!(
+        embedded.starts_with(&format!("{EMBEDDED_NET_NAME} sha256 ")),
+        "{embedded}"
+    );
     let before = game_bytes(&dir.join("thread-0.vf"));
 
     let out = dir.to_str().unwrap();
@@ -123,7 +128,7 @@ fn a_directory_refuses_games_of_another_recipe() {
         .unwrap_err()
         .to_string();
     assert!(
-        refused.contains("played with nodes 300, hard_nodes 3000")
+        refused.contains("holds 2 games played with nodes 300, hard_nodes 3000")
             && refused.contains("would play with nodes 600, hard_nodes 6000"),
         "{refused}"
     );
@@ -131,6 +136,37 @@ fn a_directory_refuses_games_of_another_recipe() {
 
     // Another seed is the same recipe: the directory resumes.
     assert_eq!(play(&dir, &["--games", "4", "--seed", "13"]).run.games, 2);
+
+    // Another net of the same name is another recipe; the net is known by its file's bytes.
+    let net_dir = scratch_dir("selfplay-recipe-net");
+    let net = net_dir.join(EMBEDDED_NET_NAME);
+    std::fs::write(&net, Network::random(3).to_bytes()).unwrap();
+    let with_net = [
+        "--games",
+        "4",
+        "--seed",
+        "13",
+        "--net",
+        net.to_str().unwrap(),
+    ];
+    let refused = datagen_play::run(&PlayArgs::parse_from(
+        ["play", "--out", out, "--nodes", "300"]
+            .iter()
+            .chain(&with_net),
+    ))
+    .unwrap_err()
+    .to_string();
+    assert!(refused.contains("played with net"), "{refused}");
+    let fresh = scratch_dir("selfplay-recipe-fresh");
+    play(&fresh, &with_net);
+    let digest: String = Sha256::digest(std::fs::read(&net).unwrap())[..6]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    assert_eq!(
+        Recipe::read(&fresh).unwrap().unwrap().get("net"),
+        Some(format!("{EMBEDDED_NET_NAME} sha256 {digest}").as_str())
+    );
 }
 
 #[test]

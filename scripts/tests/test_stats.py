@@ -94,45 +94,50 @@ class Lineage(unittest.TestCase):
     def test_a_match_without_losses_quotes_its_lower_bound(self):
         self.assertEqual(round(lineage.lower_bound([42, 0, 0])), 476)
 
-    def test_the_lineage_reads_what_self_play_and_training_cost(self):
-        with tempfile.TemporaryDirectory() as tmp:
-            games = Path(tmp)
-            self.assertIsNone(lineage.selfplay_hours(games, "thread_seconds"))
-            # The form datagen writes (datagen/src/spent.rs); older files have no cpu_seconds.
-            (games / "selfplay-time").write_text("wall_seconds 3600.000\nthread_seconds 7245.000\n")
-            hours = lineage.selfplay_hours(games, "thread_seconds")
-            self.assertEqual(hours, 2.01)
-            self.assertIsNone(lineage.selfplay_hours(games, "cpu_seconds"))
-            (games / "selfplay-time").write_text(
-                "wall_seconds 3600.000\nthread_seconds 7245.000\ncpu_seconds 5400.000\n")
-            self.assertEqual(lineage.selfplay_hours(games, "cpu_seconds"), 1.5)
-            text = lineage.cost_text({"selfplay_thread_hours": hours}, {"seconds": 6.8})
-            self.assertEqual(text, "; self-play 2.01 thread-hours, training 6.8 s")
-            self.assertEqual(lineage.cost_text({}, {}), "")
-
     def test_every_data_directory_is_listed_with_its_recipe_and_cost(self):
         with tempfile.TemporaryDirectory() as tmp:
-            games = Path(tmp)
-            self.assertIsNone(lineage.key_values(games / "selfplay-recipe"))
-            # The form datagen writes (datagen/src/recipe.rs): values may hold spaces.
-            (games / "selfplay-recipe").write_text(
-                "net gen6-256-ob8-4dc516a6.nnue\nnodes 2500\nopenings start position, 8-9 random plies\n")
-            recipe = lineage.key_values(games / "selfplay-recipe")
-            self.assertEqual((recipe["nodes"], recipe["openings"]), ("2500", "start position, 8-9 random plies"))
-        data = {"sources": [
-            {"dir": "gen6", "games": 10, "positions": 1000, "nodes_per_move": 5000, "selfplay_thread_hours": 2.2},
-            {"dir": "gen6-n2500", "games": 20, "positions": 2000, "nodes_per_move": 2500,
-             "selfplay_thread_hours": 2.21},
-        ]}
-        self.assertEqual(lineage.data_text(data), "gen6: 10 games, 1000 positions, 5000 nodes/move; "
-                                                  "gen6-n2500: 20 games, 2000 positions, 2500 nodes/move")
-        self.assertEqual(lineage.cost_text(data, {"seconds": 4}), "; self-play 4.41 thread-hours, training 4 s")
-        for s, cpu in zip(data["sources"], [1.5, 2.0]):
-            s["selfplay_cpu_hours"] = cpu
-        self.assertEqual(lineage.cost_text(data, {}), "; self-play 4.41 thread-hours (3.5 CPU-hours)")
-        # One directory of unknown cost makes the sum unknown.
-        data["sources"][1]["selfplay_thread_hours"] = None
+            tmp = Path(tmp)
+            # A stand-in for `datagen stats`: one game of 100 positions per file it is given.
+            datagen = tmp / "datagen"
+            datagen.write_text('#!/bin/sh\nshift\necho "$# files, $# games, $(($# * 100)) positions"\n')
+            datagen.chmod(0o755)
+            new, old = tmp / "gen6-n2500", tmp / "gen5"
+            for d in (new, old):
+                d.mkdir()
+            # The forms datagen writes (datagen/src/recipe.rs, spent.rs): values may hold spaces.
+            (new / "selfplay-recipe").write_text(
+                "net gen6.nnue sha256 0123456789ab\nnodes 2500\nopenings start position, 8-9 random plies\n")
+            (new / "selfplay-time").write_text("wall_seconds 3600\nthread_seconds 7245\ncpu_seconds 5400\n")
+            # A directory from before datagen kept recipes and CPU time.
+            (old / "selfplay-time").write_text("wall_seconds 3600\nthread_seconds 7200\n")
+            config = {"viri": [str(old / "thread-0.vf"), str(new / "thread-0.vf"), str(new / "thread-1.vf")]}
+            found = lineage.sources(str(datagen), config)
+        self.assertEqual([(s["dir"], s["files"], s["games"], s["positions"]) for s in found],
+                         [("gen5", 1, 1, 100), ("gen6-n2500", 2, 2, 200)])
+        self.assertEqual([s["nodes_per_move"] for s in found], [None, 2500])
+        self.assertEqual([s["net"] for s in found], [None, "gen6.nnue sha256 0123456789ab"])
+        self.assertEqual([(s["selfplay_thread_hours"], s["selfplay_cpu_hours"]) for s in found],
+                         [(2.0, None), (2.01, 1.5)])
+        data = {"sources": found}
+        self.assertEqual(lineage.data_text(data), "gen5: 1 games, 100 positions, ? nodes/move; "
+                                                  "gen6-n2500: 2 games, 200 positions, 2500 nodes/move")
+        # One source without CPU time leaves the CPU-hours out.
+        self.assertEqual(lineage.cost_text(data, {"seconds": 4}), "; self-play 4.01 thread-hours, training 4 s")
+        found[0]["selfplay_cpu_hours"] = 2.0
+        self.assertEqual(lineage.cost_text(data, {}), "; self-play 4.01 thread-hours (3.5 CPU-hours)")
+        found[0]["openings"] = found[1]["openings"]
+        self.assertTrue(lineage.data_text(data).endswith("; openings: start position, 8-9 random plies"))
+        # One of unknown thread time makes the sum unknown.
+        found[1]["selfplay_thread_hours"] = None
         self.assertEqual(lineage.cost_text(data, {}), "")
+
+    def test_nets_recorded_before_sources_were_listed_render_as_they_did(self):
+        data = {"games_dir": "gen5", "window_generations": 2, "games": 10, "positions": 1000,
+                "nodes_per_move": 5000, "random_plies": "8-9", "selfplay_thread_hours": 7.07}
+        self.assertEqual(lineage.data_text(data),
+                         "gen5 (+1 earlier): 10 games, 1000 positions, 5000 nodes/move, 8-9 random plies")
+        self.assertEqual(lineage.cost_text(data, {"seconds": 6.8}), "; self-play 7.07 thread-hours, training 6.8 s")
+        self.assertEqual(lineage.cost_text({}, {}), "")
 
     def test_verdict_exit_codes(self):
         with tempfile.TemporaryDirectory() as tmp:
