@@ -428,10 +428,10 @@ impl ThreadData {
                 }
                 if is_quiet {
                     // Futility pruning: even a big positional gain would not reach alpha.
-                    // Never against a mate: only a faster mate beats it, and a quiet move
-                    // that mates is one no evaluation margin predicts.
+                    // Never against a mate or tablebase win: only a faster one beats it, and
+                    // a quiet move that brings it is one no evaluation margin predicts.
                     if !in_check
-                        && alpha < MATE_BOUND
+                        && alpha < TB_WIN_BOUND
                         && lmr_depth <= 8
                         && static_eval.is_some_and(|e| {
                             e + params::futility_base() + params::futility_per_depth() * lmr_depth
