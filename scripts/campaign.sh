@@ -8,7 +8,7 @@
 #
 #   setsid scripts/campaign.sh >> ~/patina-data/campaign.log 2>&1 &
 #
-# Environment: DATA [~/patina-data], POSITIONS [30000000] (the directory's target), NODES [5000],
+# Environment: DATA [~/patina-data], POSITIONS [30000000] (the directory's target), NODES [2500],
 # THREADS [every core].
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -24,5 +24,5 @@ cp "$repo/target/release/datagen" "$DATA/bin/.datagen-campaign.new"
 mv -f "$DATA/bin/.datagen-campaign.new" "$DATA/bin/datagen-campaign"
 echo "[$(date '+%F %T')] campaign: $net_name into $DATA/gen$k"
 exec nice -n 19 "$DATA/bin/datagen-campaign" play --out "$DATA/gen$k" \
-  --positions "${POSITIONS:-30000000}" --threads "${THREADS:-$(nproc)}" --nodes "${NODES:-5000}" \
+  --positions "${POSITIONS:-30000000}" --threads "${THREADS:-$(nproc)}" --nodes "${NODES:-2500}" \
   --net "$repo/nets/$net_name" --seed $((k * 1000 + 1))
