@@ -10,7 +10,7 @@
 #
 # Environment (defaults in brackets):
 #   DATA [~/patina-data]   where games, training runs and binaries go (never into git)
-#   POSITIONS [1000000]    self-play positions per generation     NODES [5000] soft nodes per move
+#   POSITIONS [1000000]    self-play positions per generation     NODES [2500] soft nodes per move
 #   THREADS [2]            datagen and trainer threads              WINDOW [2] generations of data
 #   HIDDEN [the parent's]  the candidate's width N (128, 256, 512, 1024): set it to grow the net
 #   BUCKETS [the parent's] the candidate's output buckets by piece count (8: bullet's
@@ -68,7 +68,7 @@ log "parent $parent_name (generation $k), training generation $child, N=$hidden,
 games=$DATA/gen$k
 mkdir -p "$games"
 "$bin/datagen" play --out "$games" --positions "${POSITIONS:-1000000}" --threads "$THREADS" \
-  --nodes "${NODES:-5000}" --net "$parent" --seed "$((k * 1000 + 1))" > "$games/datagen.log" 2>&1 \
+  --nodes "${NODES:-2500}" --net "$parent" --seed "$((k * 1000 + 1))" > "$games/datagen.log" 2>&1 \
   || { log "datagen failed, see $games/datagen.log"; exit 1; }
 "$bin/datagen" stats "$games"/*.vf | head -3
 
