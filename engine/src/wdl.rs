@@ -57,15 +57,15 @@ impl WdlModel {
     }
 }
 
-/// Fitted for nets/gen6-256-ob8-4dc516a6.nnue (the default net) on 2026-11-24, from its
-/// self-play, by `datagen wdl-fit ~/patina-data/gen6`.
+/// Fitted for nets/gen7-256-ob8-d12fc0ad.nnue (the default net) on 2026-11-25, from its
+/// self-play at 2500 nodes a move, by `datagen wdl-fit` (docs/scores.md).
 pub const MODEL: WdlModel = WdlModel {
-    a: [-1376.248158, 3988.386878, -3889.922551, 1462.901165],
-    b: [-391.216919, 881.034664, -588.555431, 318.034785],
+    a: [-1036.517584, 2995.048735, -2964.581187, 1203.217358],
+    b: [-344.756146, 666.606663, -295.469107, 233.893625],
 };
 
 /// `a` at the reference material, rounded: the score that prints as `cp 100`.
-pub const NORMALIZE_TO_PAWN: Score = 185;
+pub const NORMALIZE_TO_PAWN: Score = 197;
 
 /// A score in printed centipawns; mate and tablebase scores pass through untouched.
 pub fn to_cp(score: Score) -> Score {
