@@ -42,10 +42,11 @@ tables() {
   done | awk -v max="$max" '{ n = length($0) - 1; p = gsub(/P/, "P"); if (n <= max) print n, p, $0 }' \
     | sort -k1,1n -k2,2n -k3,3
 }
+table_names() { tables "$1" | awk '{ print $3 }'; }
 
 if [ "${1:-}" = --list ]; then
   [[ ${2:-} =~ ^[345]$ ]] || usage
-  tables "$2" | awk '{ print $3 }'
+  table_names "$2"
   exit 0
 fi
 [ $# -eq 2 ] && [[ $1 =~ ^[345]$ ]] || usage
@@ -73,7 +74,7 @@ rm -rf "$scratch"
 # Every file is checked, the ones kept from earlier runs too.
 cd "$dir"
 files=()
-while read -r table; do files+=("$table.rtbw" "$table.rtbz"); done < <(tables "$max" | awk '{ print $3 }')
+while read -r table; do files+=("$table.rtbw" "$table.rtbz"); done < <(table_names "$max")
 if [ -n "${CHECKSUMS:-}" ]; then
   published=$(cat "$CHECKSUMS"/wdl345.txt "$CHECKSUMS"/dtz345.txt)
   bad=$(tbcheck --print "${files[@]}" | grep -vxF -- "$published" || true)
