@@ -57,15 +57,15 @@ impl WdlModel {
     }
 }
 
-/// Fitted for nets/gen7-256-ob8-d12fc0ad.nnue (the default net) on 2026-11-25, from its
+/// Fitted for nets/gen8-256-ob8-48245fda.nnue (the default net) on 2026-11-25, from its
 /// self-play at 2500 nodes a move, by `datagen wdl-fit` (docs/scores.md).
 pub const MODEL: WdlModel = WdlModel {
-    a: [-1036.517584, 2995.048735, -2964.581187, 1203.217358],
-    b: [-344.756146, 666.606663, -295.469107, 233.893625],
+    a: [-592.620496, 1785.283607, -1918.507938, 931.420418],
+    b: [155.189684, -587.018924, 694.825616, 0.828980],
 };
 
 /// `a` at the reference material, rounded: the score that prints as `cp 100`.
-pub const NORMALIZE_TO_PAWN: Score = 197;
+pub const NORMALIZE_TO_PAWN: Score = 206;
 
 /// A score in printed centipawns; mate and tablebase scores pass through untouched.
 pub fn to_cp(score: Score) -> Score {
