@@ -3,6 +3,8 @@
 #
 #   1. datagen: self-play with the current default net (nets/DEFAULT) into $DATA/gen<K>/
 #   2. train:   a candidate on the games of the last $WINDOW generations (checkpoints resume)
+#               (a finished candidate is reused: move $DATA/train-gen<K+1> aside to train afresh,
+#               e.g. on more games)
 #   3. test:    SPRT candidate vs current default (scripts/sprt.sh)
 #   4. promote: on H1, copy the net into nets/, make it the default, record its lineage
 #
