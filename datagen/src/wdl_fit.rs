@@ -238,9 +238,10 @@ pub fn run(args: &WdlFitArgs) -> Result<String, ReadError> {
         validation.samples.len()
     ));
     line(format!("training log-loss {train_loss:.4}"));
+    let [win, draw, loss] = constant.map(|p| p * 100.0);
     line(format!(
-        "validation log-loss {model_log:.4} (constant W/D/L {constant_log:.4}), \
-         Brier {model_brier:.4} (constant {constant_brier:.4})"
+        "validation log-loss {model_log:.4} (constant W/D/L {win:.0}/{draw:.0}/{loss:.0} %: \
+         {constant_log:.4}), Brier {model_brier:.4} (constant {constant_brier:.4})"
     ));
     for m in [20, 30, 40, 58, 78] {
         let (a, b) = model.params(m);
