@@ -57,15 +57,15 @@ impl WdlModel {
     }
 }
 
-/// Fitted for nets/gen8-256-ob8-48245fda.nnue (the default net) on 2026-11-25, from its
+/// Fitted for nets/gen9-256-ob8-f54bd835.nnue (the default net) on 2026-11-25, from its
 /// self-play at 2500 nodes a move, by `datagen wdl-fit` (docs/scores.md).
 pub const MODEL: WdlModel = WdlModel {
-    a: [-592.620496, 1785.283607, -1918.507938, 931.420418],
-    b: [155.189684, -587.018924, 694.825616, 0.828980],
+    a: [-706.259433, 2037.796535, -2101.902081, 1004.698220],
+    b: [-40.137036, -162.081215, 430.798965, 45.735179],
 };
 
 /// `a` at the reference material, rounded: the score that prints as `cp 100`.
-pub const NORMALIZE_TO_PAWN: Score = 206;
+pub const NORMALIZE_TO_PAWN: Score = 234;
 
 /// A score in printed centipawns; mate and tablebase scores pass through untouched.
 pub fn to_cp(score: Score) -> Score {
