@@ -10,7 +10,7 @@
 #
 # Environment: GAMES (2000 in all), CHUNK (50 games, even), DATA (the chunks' PGNs and logs,
 # ~/patina-data/chunks/<ledger name>), and what scripts/sprt.sh reads (TC, HASH, BOOK, ...).
-# SPRT="ELO0 ELO1" makes it an SPRT that spans sessions: after every chunk the pooled pairs are
+# SPRT="ELO0 ELO1" makes it an SPRT that survives stops and restarts: after every chunk the pooled pairs are
 # tested and a decision ends the match (exit code 0 for H1, 1 for H0, as sprt.sh); GAMES is then
 # the most it plays (exit code 3 if still undecided).
 # Between chunks, a file DATA/pause holds the match and DATA/stop ends it (exit code 3: not

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Gauntlet of a Patina binary against Debian's reference engines (see ../shared/LADDER.md): one
 # match per opponent, each played by scripts/chunks.sh into its own ledger, so a gauntlet can
-# pause, resume and span sessions. The results, per opponent:
+# pause and resume across restarts. The results, per opponent:
 #   scripts/games.py ledger ~/patina-data/matches/<NAME>-<opponent>.tsv   (LEDGERS moves them)
 #
 #   scripts/gauntlet.sh [PATINA_BINARY]      (default target/release/patina)

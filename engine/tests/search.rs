@@ -25,9 +25,8 @@ fn is_draw_score(score: Score) -> bool {
 fn finds_the_shortest_mate() {
     // A rook ladder with a mate in 2 (1. Ra7 Kg8 2. Rb8#, or 1. Rg1 Kh7 2. Rh2#, among others)
     // and no check that mates at once. Pruning can skip the quiet first move at low depths, so
-    // how soon the shortest mate shows depends on the net's move order (gen6 finds it at depth
-    // 8, a mate in 3 at depth 7); with depth to spare, the search must prefer it to every
-    // longer mate, and its move must be one that mates in 2.
+    // how soon the shortest mate shows depends on the net's move order; with depth to spare,
+    // the search must prefer it to every longer mate, and its move must be one that mates in 2.
     let fen = "7k/8/8/8/8/8/R7/1R5K w - - 0 1";
     let result = search(fen, 14);
     assert_eq!(result.score, mate_in(3));

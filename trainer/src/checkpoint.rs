@@ -15,9 +15,8 @@ use crate::history::Record;
 use crate::precision::Precision;
 
 const MAGIC: &[u8; 8] = b"PATINACK";
-/// Version 2 added the precision (version 1 files come from trainers that had only f32), version
-/// 3 the output buckets (earlier files have none: B = 1). Version 4 has version 3's fields; its
-/// runs hold out the data's last positions for validation, earlier runs random ones.
+/// Version 4: runs hold out the data's last positions for validation. Earlier versions come from
+/// trainers that held out random ones, so their runs cannot continue exactly and are refused.
 const VERSION: u32 = 4;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -32,9 +31,6 @@ pub struct Checkpoint {
     pub step: u64,
     /// Positions in the data set, to catch resuming on different data.
     pub data_len: u64,
-    /// Validation on the data's last positions (version 4 on): a run from an older trainer
-    /// split its data otherwise and cannot continue exactly.
-    pub held_out_tail: bool,
     pub history: Vec<Record>,
     pub params: Vec<f32>,
     pub momentum: Vec<f32>,
@@ -106,23 +102,21 @@ impl Checkpoint {
             return Err("not a Patina trainer checkpoint".into());
         }
         let version = u32::from_le_bytes(r.take(4)?.try_into().unwrap());
-        if !(1..=VERSION).contains(&version) {
+        if version < VERSION {
             return Err(format!(
-                "checkpoint version {version}, this trainer reads 1 to {VERSION}"
+                "checkpoint version {version} is from a trainer that validated on random \
+                 positions, not on the data's last ones, so its run cannot continue: train afresh"
             ));
         }
-        let hidden = r.u64()?;
-        let buckets = match version {
-            1 | 2 => 1,
-            _ => r.u64()?,
-        };
-        let precision = match version {
-            1 => Precision::F32,
-            _ => {
-                let code = r.u64()?;
-                Precision::from_code(code).ok_or(format!("unknown precision code {code}"))?
-            }
-        };
+        if version > VERSION {
+            return Err(format!(
+                "checkpoint version {version} is from a newer trainer; this one reads {VERSION}"
+            ));
+        }
+        let (hidden, buckets) = (r.u64()?, r.u64()?);
+        let code = r.u64()?;
+        let precision =
+            Precision::from_code(code).ok_or(format!("unknown precision code {code}"))?;
         let (threads, step, data_len) = (r.u64()?, r.u64()?, r.u64()?);
         let config_len = r.len()?;
         let config_toml =
@@ -156,7 +150,6 @@ impl Checkpoint {
             threads,
             step,
             data_len,
-            held_out_tail: version >= 4,
             history,
             params,
             momentum,
@@ -244,7 +237,6 @@ mod tests {
             threads: 2,
             step: 12,
             data_len: 1000,
-            held_out_tail: true,
             history: vec![Record {
                 superbatch: 1,
                 train_loss: 0.1,
@@ -277,38 +269,24 @@ mod tests {
         std::fs::remove_dir_all(dir).unwrap();
     }
 
-    /// Version 1 had neither the bucket count (the u64 after the width) nor the precision (the
-    /// one after that), version 2 no bucket count, version 3 all of version 4's fields.
     #[test]
-    fn older_versions_read_as_f32_and_without_buckets() {
-        let checkpoint = Checkpoint {
-            precision: Precision::F32,
-            buckets: 1,
-            held_out_tail: false,
-            ..sample()
-        };
-        let current = checkpoint.to_bytes();
-        let with_version = |version: u32, fields: &[&[u8]]| {
-            let mut bytes = [&current[..8], &version.to_le_bytes()].concat();
-            bytes.extend(fields.concat());
+    fn other_versions_are_refused() {
+        let current = sample().to_bytes();
+        let with_version = |version: u32| {
+            let mut bytes = current[..current.len() - 8].to_vec();
+            bytes[8..12].copy_from_slice(&version.to_le_bytes());
             bytes.extend(checksum(&bytes).to_le_bytes());
             bytes
         };
-        let body = &current[..current.len() - 8];
-        let v1 = with_version(1, &[&body[12..20], &body[36..]]);
-        let v2 = with_version(2, &[&body[12..20], &body[28..]]);
-        let v3 = with_version(3, &[&body[12..]]);
-        for old in [v1, v2, v3] {
-            let loaded = Checkpoint::from_bytes(&old).unwrap();
-            // Read whole, but marked: its run validated on random positions.
-            assert!(!loaded.held_out_tail);
-            assert_eq!(loaded.to_bytes(), current);
-        }
-        assert!(Checkpoint::from_bytes(&current).unwrap().held_out_tail);
-        let v5 = with_version(5, &[&body[12..]]);
-        assert!(Checkpoint::from_bytes(&v5)
-            .unwrap_err()
-            .contains("version 5"));
+        let read = Checkpoint::from_bytes(&with_version(VERSION)).unwrap();
+        assert_eq!(read.to_bytes(), current);
+        let older = Checkpoint::from_bytes(&with_version(3)).unwrap_err();
+        assert!(
+            older.contains("version 3") && older.contains("train afresh"),
+            "{older}"
+        );
+        let newer = Checkpoint::from_bytes(&with_version(5)).unwrap_err();
+        assert!(newer.contains("version 5"), "{newer}");
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! at the start and saved beside the output so a net can be traced to how it was made.
 
 use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 use viriformat::dataformat::Filter;
@@ -26,8 +26,8 @@ pub struct Config {
     /// Hidden width N (one of `WIDTHS`); by default the width of the engine's embedded net, so
     /// a generation keeps its parent's width unless told to grow.
     pub hidden: usize,
-    /// Output buckets B (bullet's `MaterialCount<B>`, picked by the piece count); 1 is a net
-    /// without buckets, which every engine so far reads.
+    /// Output buckets B (bullet's `MaterialCount<B>`, picked by the piece count; 1 is a net
+    /// without buckets); by default the embedded net's, as with `hidden`.
     pub buckets: usize,
     /// Number format of the backward pass's working rows (`precision`).
     pub precision: Precision,
@@ -60,7 +60,7 @@ impl Default for Config {
             viri: Vec::new(),
             out_dir: "checkpoints".into(),
             hidden: patina::nnue::HIDDEN,
-            buckets: 1,
+            buckets: patina::nnue::Network::embedded().buckets(),
             precision: Precision::default(),
             superbatches: 40,
             epochs: None,
@@ -171,16 +171,6 @@ impl Config {
     }
 }
 
-/// A filter file for `trainer convert --filter`, checked as a config's `[filter]` table is.
-pub fn read_filter(path: &Path) -> Result<Filter> {
-    let text = std::fs::read_to_string(path).map_err(TrainerError::io(path))?;
-    let invalid = |e: toml::de::Error| TrainerError::Config(format!("{}: {e}", path.display()));
-    let filter = toml::from_str(&text).map_err(invalid)?;
-    check_filter_keys(&toml::from_str(&text).map_err(invalid)?)?;
-    check_filter(&filter)?;
-    Ok(filter)
-}
-
 /// viriformat's filter ignores keys it does not know, so a misspelt setting would silently keep
 /// its default: a key the default filter does not have is refused.
 fn check_filter_keys(filter: &toml::Table) -> Result<()> {
@@ -276,13 +266,6 @@ mod tests {
         assert_eq!(config.filter.min_ply, 3);
         let error = Config::from_toml("[filter]\nmin_plyy = 3\n").unwrap_err();
         assert!(error.to_string().contains("`min_plyy`"), "{error}");
-
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("filter.toml");
-        std::fs::write(&path, "max_eval = 2000\n").unwrap();
-        assert_eq!(read_filter(&path).unwrap().max_eval, 2000);
-        std::fs::write(&path, "max_evall = 2000\n").unwrap();
-        assert!(read_filter(&path).is_err());
     }
 
     #[test]

@@ -98,7 +98,8 @@ struct TrainArgs {
     /// Hidden width N: 128, 256, 512 or 1024 (default: the engine's, i.e. its embedded net's).
     #[arg(long)]
     hidden: Option<usize>,
-    /// Output buckets B, chosen by piece count as bullet's `MaterialCount<B>` (default 1: none).
+    /// Output buckets B (1 to 32), chosen by piece count as bullet's `MaterialCount<B>` (default:
+    /// the embedded net's; 1 is none).
     #[arg(long)]
     buckets: Option<usize>,
     /// Number format of the weights and hidden gradients the backward pass sums (default bf16;
@@ -421,11 +422,18 @@ mod tests {
 
     #[test]
     fn buckets_come_from_the_flag_or_the_config_file() {
-        assert_eq!(configured(&[]).unwrap().buckets, 1);
-        assert_eq!(configured(&["--buckets", "8"]).unwrap().buckets, 8);
-        let config = Config::from_toml("buckets = 8\n").unwrap();
-        assert_eq!(config.buckets, 8);
-        assert!(config.to_toml().contains("buckets = 8"));
+        let embedded = patina::nnue::Network::embedded().buckets();
+        assert_eq!(configured(&[]).unwrap().buckets, embedded);
+        let other = if embedded == 8 { 4 } else { 8 };
+        assert_eq!(
+            configured(&["--buckets", &other.to_string()])
+                .unwrap()
+                .buckets,
+            other
+        );
+        let config = Config::from_toml(&format!("buckets = {other}\n")).unwrap();
+        assert_eq!(config.buckets, other);
+        assert!(config.to_toml().contains(&format!("buckets = {other}")));
     }
 
     /// `--epochs` sizes the run to the data when it starts, cosine schedule included.

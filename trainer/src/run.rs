@@ -178,7 +178,6 @@ fn checkpoint<const N: usize, P: RowFormat>(
         threads: config.threads as u64,
         step: trainer.step,
         data_len,
-        held_out_tail: true,
         history: history.to_vec(),
         params: trainer.model().params.clone(),
         momentum: trainer.adam.momentum.clone(),
@@ -211,13 +210,6 @@ fn restore<const N: usize, P: RowFormat>(
             "checkpoint was trained in {}, its config says {}",
             checkpoint.precision, config.precision
         ));
-    }
-    if !checkpoint.held_out_tail {
-        return fail(
-            "the checkpoint is from a trainer that validated on random positions, not on the \
-             data's last ones: train afresh"
-                .into(),
-        );
     }
     if checkpoint.data_len != data_len {
         return fail(format!(

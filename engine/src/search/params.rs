@@ -151,7 +151,7 @@ switches! {
     check_extension;
     /// Late move reductions.
     lmr;
-    /// Quiescence pruning of moves that lose material (SEE) and of futile captures.
+    /// Quiescence pruning of under-promotions and of moves that lose material (SEE).
     qsearch_pruning;
     /// Capture history in move ordering and pruning.
     capture_history;

@@ -65,8 +65,8 @@ DATA (one kind per run)
   --viri-buffer-mb MB       shuffle buffer of the viriformat loader [1024]
 
 NETWORK AND RUN
-  --hidden N                hidden width, a multiple of 32 [128]
-  --buckets B               output buckets by piece count: 1 (none) or 8 (MaterialCount<8>) [1]
+  --hidden N                hidden width, a multiple of 32 [256, the default net's]
+  --buckets B               output buckets by piece count: 1 (none) or 8 (MaterialCount<8>) [8]
   --superbatches S          [40]
   --batch-size B            [16384]
   --batches-per-superbatch  [6104]
@@ -171,8 +171,8 @@ impl Default for Options {
             data: Vec::new(),
             viri: Vec::new(),
             viri_buffer_mb: 1024,
-            hidden: 128,
-            buckets: 1,
+            hidden: 256,
+            buckets: 8,
             superbatches: 40,
             batch_size: 16_384,
             batches_per_superbatch: 6104,
