@@ -57,8 +57,8 @@ impl WdlModel {
     }
 }
 
-/// Fitted for nets/gen9-256-ob8-f54bd835.nnue (the default net) on 2026-11-25, from its
-/// self-play at 2500 nodes a move, by `datagen wdl-fit` (docs/scores.md).
+/// Fitted for nets/gen9-256-ob8-f54bd835.nnue (the default net's parent) on 2026-11-25, from
+/// its self-play at 2500 nodes a move, by `datagen wdl-fit` (docs/scores.md).
 pub const MODEL: WdlModel = WdlModel {
     a: [-706.259433, 2037.796535, -2101.902081, 1004.698220],
     b: [-40.137036, -162.081215, 430.798965, 45.735179],

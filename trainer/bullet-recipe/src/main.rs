@@ -65,7 +65,7 @@ DATA (one kind per run)
   --viri-buffer-mb MB       shuffle buffer of the viriformat loader [1024]
 
 NETWORK AND RUN
-  --hidden N                hidden width, a multiple of 32 [256, the default net's]
+  --hidden N                hidden width, a multiple of 32 [512, the default net's]
   --buckets B               output buckets by piece count: 1 (none) or 8 (MaterialCount<8>) [8]
   --superbatches S          [40]
   --batch-size B            [16384]
@@ -171,7 +171,7 @@ impl Default for Options {
             data: Vec::new(),
             viri: Vec::new(),
             viri_buffer_mb: 1024,
-            hidden: 256,
+            hidden: 512,
             buckets: 8,
             superbatches: 40,
             batch_size: 16_384,
