@@ -59,12 +59,14 @@ fn loss_falls_and_the_engine_agrees_with_the_float_net() {
     });
     assert_eq!(compared, 300);
     // Rounding output weights to 1/QB moves a net whose hidden units are often saturated by a
-    // few centipawns, occasionally ten or so (the mean was 2.6 and 3.6 cp for two shuffles of
-    // this data); a layout or scaling mistake costs hundreds.
+    // few centipawns, occasionally ten or so: at N = 128 the mean was 2.6 and 3.6 cp for two
+    // shuffles of this data, at N = 512 5.7 cp (worst 19.8). The 2N rounding errors add up like
+    // independent ones, so the tolerance grows as √N; a layout or scaling mistake costs hundreds.
     let mean = total / compared as f32;
+    let width_factor = (HIDDEN as f32 / 128.0).sqrt();
     eprintln!("engine vs float: mean {mean:.2} cp, worst {worst:.2} cp");
     assert!(
-        mean <= 5.0 && worst <= 20.0,
+        mean <= 5.0 * width_factor && worst <= 20.0 * width_factor,
         "engine and float net differ by {mean} cp on average, {worst} at worst"
     );
 }
