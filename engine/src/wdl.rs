@@ -57,15 +57,15 @@ impl WdlModel {
     }
 }
 
-/// Fitted for nets/gen9-256-ob8-f54bd835.nnue (the default net's parent) on 2026-11-25, from
-/// its self-play at 2500 nodes a move, by `datagen wdl-fit` (docs/scores.md).
+/// Fitted for nets/gen10-512-ob8-b56bb110.nnue (the default net) on 2026-11-25, from its
+/// self-play at 2500 nodes a move, by `datagen wdl-fit` (docs/scores.md).
 pub const MODEL: WdlModel = WdlModel {
-    a: [-706.259433, 2037.796535, -2101.902081, 1004.698220],
-    b: [-40.137036, -162.081215, 430.798965, 45.735179],
+    a: [-676.135146, 1893.349316, -1906.186566, 931.517849],
+    b: [-103.320426, -40.946929, 394.851884, 31.127124],
 };
 
 /// `a` at the reference material, rounded: the score that prints as `cp 100`.
-pub const NORMALIZE_TO_PAWN: Score = 234;
+pub const NORMALIZE_TO_PAWN: Score = 243;
 
 /// A score in printed centipawns; mate and tablebase scores pass through untouched.
 pub fn to_cp(score: Score) -> Score {
