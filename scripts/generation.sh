@@ -177,4 +177,4 @@ python3 "$repo/scripts/lineage.py" record --net "$name" --parent "$parent_name" 
   --train-dir "$run" --sprt-log "$sprt_dir/fastchess.log" --tc "${TC:-8+0.08}" --elo0 "${ELO0:-0}" --elo1 "${ELO1:-5}"
 python3 "$repo/scripts/lineage.py" render
 echo "$name" > "$repo/nets/DEFAULT"
-log "promoted $name; commit nets/ to make it the default for everyone"
+log "promoted $name; refit the WDL model (docs/scores.md), then commit nets/ to make it the default for everyone"

@@ -389,6 +389,9 @@ pub fn run(args: &PlayArgs) -> Result<PlaySummary, PlayError> {
             tables.files(),
             tables.max_pieces()
         );
+        for skipped in tables.skipped() {
+            eprintln!("left out {skipped}");
+        }
     }
     let seed = args.seed.unwrap_or_else(|| {
         std::time::SystemTime::now()

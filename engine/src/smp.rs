@@ -26,6 +26,12 @@ pub(crate) fn search(
         .split_first_mut()
         .expect("at least one search thread");
     main.tb_cardinality = shared.syzygy.rank_root_moves(board, &mut main.root_moves);
+    if main.root_moves.iter().any(|rm| rm.tb_score.is_some()) {
+        // The tables ranked the root moves, a probe each; the search may probe no more.
+        shared
+            .tbhits
+            .fetch_add(main.root_moves.len() as u64, Relaxed);
+    }
     for helper in helpers.iter_mut() {
         helper.root_moves.clone_from(&main.root_moves);
         helper.tb_cardinality = main.tb_cardinality;

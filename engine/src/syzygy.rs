@@ -3,6 +3,8 @@
 //! Probes build a `shakmaty::Chess` from our bitboards; they happen only at nodes with few
 //! pieces and no castling rights, so the conversion's cost hardly shows.
 
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::{Mutex, PoisonError};
 
 use shakmaty::{CastlingMode, Chess};
@@ -55,25 +57,48 @@ pub struct Tablebases {
     tables: Tablebase<Chess>,
     files: usize,
     skipped: Vec<String>,
-    /// Each distinct probe error, and how many of them the search has reported.
-    failures: Mutex<(Vec<String>, usize)>,
+    failures: Mutex<Failures>,
+    /// Whether `failures` holds any material: probes look there only then.
+    any_failed: AtomicBool,
+}
+
+/// What went wrong in probes so far.
+#[derive(Default)]
+struct Failures {
+    /// Each distinct error, in order.
+    messages: Vec<String>,
+    /// How many of `messages` the search has reported.
+    reported: usize,
+    /// The materials (`material_key`) and metrics whose probes failed: the search probes them no
+    /// more, since shakmaty-syzygy would reopen a broken file at every probe. A position whose probe failed
+    /// only through a capture into a broken table marks its whole material, which leaves some
+    /// good probes out: the tables are broken, and the engine has said so.
+    materials: HashSet<(u64, Metric)>,
 }
 
 impl Tablebases {
     /// Adds the tables of every directory in `path` (separated by `PATH_SEPARATOR`). Files are
-    /// opened lazily, at their first probe. A directory that cannot be read is an error; a file
-    /// whose size shows it corrupt is left out, with a warning in `skipped`.
+    /// opened lazily, at their first probe. A directory that cannot be read (an unmounted
+    /// drive) and a file whose size shows it corrupt are left out, each with a warning in
+    /// `skipped`; only a path none of whose directories can be read is an error.
     pub fn open(path: &str) -> Result<Self, String> {
         let mut tables = Tablebase::new();
         let mut files = 0;
         let mut skipped = Vec::new();
-        for dir in path
+        let mut unreadable = Vec::new();
+        let dirs: Vec<&str> = path
             .split(PATH_SEPARATOR)
             .map(str::trim)
             .filter(|d| !d.is_empty())
-        {
-            let entries = std::fs::read_dir(dir)
-                .map_err(|e| format!("cannot read Syzygy directory '{dir}': {e}"))?;
+            .collect();
+        for &dir in &dirs {
+            let entries = match std::fs::read_dir(dir) {
+                Ok(entries) => entries,
+                Err(e) => {
+                    unreadable.push(format!("directory '{dir}': {e}"));
+                    continue;
+                }
+            };
             for entry in entries.flatten() {
                 let file = entry.path();
                 let is_table = file
@@ -88,11 +113,16 @@ impl Tablebases {
                 }
             }
         }
+        if unreadable.len() == dirs.len() {
+            return Err(format!("cannot read Syzygy {}", unreadable.join("; ")));
+        }
+        skipped.extend(unreadable);
         Ok(Self {
             tables,
             files,
             skipped,
-            failures: Mutex::new((Vec::new(), 0)),
+            failures: Mutex::default(),
+            any_failed: AtomicBool::new(false),
         })
     }
 
@@ -114,15 +144,23 @@ impl Tablebases {
     /// The position's result if it was reached by a capture or pawn move (the WDL tables store
     /// that), or `None` where no table answers; an error is kept for `unreported_failures`.
     pub fn probe_wdl(&self, board: &Board) -> Option<Wdl> {
-        self.try_probe_wdl(board).unwrap_or_else(|e| self.fail(e))
+        if self.failed_before(board, Metric::Wdl) {
+            return None;
+        }
+        self.try_probe_wdl(board)
+            .unwrap_or_else(|e| self.fail(board, Metric::Wdl, e))
     }
 
     /// Plies to the next capture or pawn move (or mate) with best play, positive when the side
-    /// to move wins and negative when it loses; 0 in a draw. Possibly one ply more than the
-    /// truth where the table rounds (cursed wins and blessed losses, which DTZ tables store
-    /// with less precision).
+    /// to move wins and negative when it loses; 0 in a draw. Where the table rounds (DTZ tables
+    /// store some with less precision) the truth may be one ply further from zero, never
+    /// where that ply would change the result under the fifty-move rule.
     pub fn probe_dtz(&self, board: &Board) -> Option<i32> {
-        self.try_probe_dtz(board).unwrap_or_else(|e| self.fail(e))
+        if self.failed_before(board, Metric::Dtz) {
+            return None;
+        }
+        self.try_probe_dtz(board)
+            .unwrap_or_else(|e| self.fail(board, Metric::Dtz, e))
     }
 
     /// `probe_wdl`, with the error of a missing or broken table.
@@ -150,19 +188,34 @@ impl Tablebases {
 
     /// Probe errors not reported yet, each once.
     pub fn unreported_failures(&self) -> Vec<String> {
-        let mut failures = self.failures.lock().unwrap_or_else(PoisonError::into_inner);
-        let (messages, reported) = &mut *failures;
-        let new = messages[*reported..].to_vec();
-        *reported = messages.len();
+        let mut failures = self.lock_failures();
+        let new = failures.messages[failures.reported..].to_vec();
+        failures.reported = failures.messages.len();
         new
     }
 
-    fn fail<T>(&self, error: String) -> Option<T> {
-        let mut failures = self.failures.lock().unwrap_or_else(PoisonError::into_inner);
-        if !failures.0.contains(&error) {
-            failures.0.push(error);
+    /// Keeps `error` to report and the board's material to probe no more in `metric`.
+    fn fail<T>(&self, board: &Board, metric: Metric, error: String) -> Option<T> {
+        let mut failures = self.lock_failures();
+        if !failures.messages.contains(&error) {
+            failures.messages.push(error);
         }
+        failures.materials.insert((material_key(board), metric));
+        self.any_failed.store(true, Relaxed);
         None
+    }
+
+    /// Whether probes of the board's material in `metric` failed before.
+    fn failed_before(&self, board: &Board, metric: Metric) -> bool {
+        self.any_failed.load(Relaxed)
+            && self
+                .lock_failures()
+                .materials
+                .contains(&(material_key(board), metric))
+    }
+
+    fn lock_failures(&self) -> std::sync::MutexGuard<'_, Failures> {
+        self.failures.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// The position as `shakmaty` holds it; `None` with castling rights or too many pieces.
@@ -192,6 +245,17 @@ impl Tablebases {
         };
         setup.position(CastlingMode::Standard).ok()
     }
+}
+
+/// Each side's count of each piece but the king, four bits each.
+fn material_key(board: &Board) -> u64 {
+    let mut key = 0;
+    for color in [Color::White, Color::Black] {
+        for piece_type in &PieceType::ALL[..5] {
+            key = key << 4 | u64::from(board.colored_pieces(color, *piece_type).count());
+        }
+    }
+    key
 }
 
 /// A probe's answer; castling rights and too many pieces mean no answer (no file was read).

@@ -57,8 +57,12 @@ impl WdlModel {
     }
 }
 
-/// Fitted for nets/gen10-512-ob8-b56bb110.nnue (the default net) on 2026-11-25, from its
-/// self-play at 2500 nodes a move, by `datagen wdl-fit` (docs/scores.md).
+/// The net `MODEL` was fitted for; a unit test holds it equal to the default net's (`nets/DEFAULT`),
+/// so that a new default net is not shipped with the old one's scale.
+pub const FITTED_FOR: &str = "gen10-512-ob8-b56bb110.nnue";
+
+/// Fitted for `FITTED_FOR` on 2026-11-25, from its self-play at 2500 nodes a move, by
+/// `datagen wdl-fit` (docs/scores.md).
 pub const MODEL: WdlModel = WdlModel {
     a: [-676.135146, 1893.349316, -1906.186566, 931.517849],
     b: [-103.320426, -40.946929, 394.851884, 31.127124],
@@ -108,6 +112,15 @@ pub fn wdl(score: Score, material: i32) -> [u32; 3] {
 mod tests {
     use super::*;
     use crate::types::score::{mate_in, mated_in};
+
+    #[test]
+    fn the_model_is_fitted_for_the_default_net() {
+        let default = include_str!("../../nets/DEFAULT").trim();
+        assert_eq!(
+            default, FITTED_FOR,
+            "the default net changed: refit the model (docs/scores.md)"
+        );
+    }
 
     #[test]
     fn the_start_position_has_all_the_material() {

@@ -811,6 +811,7 @@ fn survives_random_input() {
 #[test]
 fn syzygy_options_probes_and_tbhits() {
     let tables = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/syzygy");
+    let separator = if cfg!(windows) { ';' } else { ':' };
     let (ok, stdout) = run_with_args(&[
         "uci",
         &format!("setoption name SyzygyPath value {tables}"),
@@ -822,6 +823,10 @@ fn syzygy_options_probes_and_tbhits() {
         "go depth 8",
         "position fen 8/8/8/4k3/8/8/8/KQ6 w - - 0 1",
         "probe",
+        // A second directory that is not there leaves the first one's tables.
+        &format!("setoption name SyzygyPath value {tables}{separator}/nonexistent/syzygy"),
+        "setoption name UCI_ShowWDL value true",
+        "go depth 4",
     ]);
     assert!(ok, "{stdout}");
     for option in [
@@ -837,15 +842,43 @@ fn syzygy_options_probes_and_tbhits() {
             "{option}: {stdout}"
         );
     }
-    let last_info = stdout
+    assert!(
+        stdout.lines().any(|line| line.starts_with(
+            "info string found 14 tablebase files, up to 4 pieces; left out directory '/nonexistent/syzygy'"
+        )),
+        "{stdout}"
+    );
+    let tbhits = |info: &str| {
+        let words: Vec<&str> = info.split_whitespace().collect();
+        words
+            .iter()
+            .position(|&w| w == "tbhits")
+            .and_then(|i| words[i + 1].parse::<u64>().ok())
+            .expect("tbhits N")
+    };
+    let infos: Vec<&str> = stdout
         .lines()
-        .rfind(|line| line.starts_with("info depth"))
-        .expect("search info");
-    let words: Vec<&str> = last_info.split_whitespace().collect();
-    let tbhits = words
+        .filter(|line| line.starts_with("info depth"))
+        .collect();
+    let five_pieces = infos
         .iter()
-        .position(|&w| w == "tbhits")
-        .and_then(|i| words[i + 1].parse::<u64>().ok())
-        .expect("tbhits N");
-    assert!(tbhits > 0, "{last_info}");
+        .rfind(|line| line.starts_with("info depth 8 "))
+        .expect("the five-piece search's info");
+    assert!(tbhits(five_pieces) > 0, "{five_pieces}");
+    // KQvK: the tables rank the root moves, a hit each; the win shows as a score beyond any
+    // evaluation, certain.
+    let kqvk = infos.last().expect("the KQvK search's info");
+    let root_moves = Board::from_fen("8/8/8/4k3/8/8/8/KQ6 w - - 0 1")
+        .expect("a valid FEN")
+        .legal_moves()
+        .len();
+    assert_eq!(tbhits(kqvk), root_moves as u64, "{kqvk}");
+    let cp: i32 = kqvk
+        .split_whitespace()
+        .skip_while(|&w| w != "cp")
+        .nth(1)
+        .and_then(|w| w.parse().ok())
+        .expect("score cp N");
+    assert!(cp >= patina::score::TB_WIN_BOUND, "{kqvk}");
+    assert!(kqvk.contains(" wdl 1000 0 0 "), "{kqvk}");
 }
