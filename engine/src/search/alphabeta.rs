@@ -231,16 +231,7 @@ impl ThreadData {
         let mut max_score = INFINITY;
         if !Node::ROOT && excluded.is_none() {
             if let Some(wdl) = self.probe_wdl(shared, depth) {
-                let draw_margin = i32::from(shared.syzygy.rule50);
-                let wdl = wdl as i32;
-                let (value, bound) = if wdl < -draw_margin {
-                    (-tb_win_in(ply), Bound::Upper)
-                } else if wdl > draw_margin {
-                    (tb_win_in(ply), Bound::Lower)
-                } else {
-                    // A result the fifty-move rule spoils is a draw, a hair better or worse.
-                    (DRAW + 2 * wdl * draw_margin, Bound::Exact)
-                };
+                let (value, bound) = tablebase_value(wdl, ply, shared.syzygy.rule50);
                 if bound == Bound::Exact
                     || (bound == Bound::Lower && value >= beta)
                     || (bound == Bound::Upper && value <= alpha)
@@ -823,9 +814,50 @@ impl ThreadData {
     }
 }
 
+/// A tablebase result as a search value and the bound it is: a win is worth at least a
+/// tablebase win (the search may still find a mate), a loss at most a tablebase loss. Under the
+/// fifty-move rule a cursed win or blessed loss is a draw, a hair better or worse.
+fn tablebase_value(wdl: Wdl, ply: usize, rule50: bool) -> (Score, Bound) {
+    let draw_margin = i32::from(rule50);
+    let wdl = wdl as i32;
+    if wdl < -draw_margin {
+        (-tb_win_in(ply), Bound::Upper)
+    } else if wdl > draw_margin {
+        (tb_win_in(ply), Bound::Lower)
+    } else {
+        (DRAW + 2 * wdl * draw_margin, Bound::Exact)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cursed_wins_and_blessed_losses_are_draws_only_under_the_fifty_move_rule() {
+        let win = (tb_win_in(7), Bound::Lower);
+        let loss = (-tb_win_in(7), Bound::Upper);
+        let draw = (DRAW, Bound::Exact);
+        assert_eq!(tablebase_value(Wdl::Win, 7, true), win);
+        assert_eq!(
+            tablebase_value(Wdl::CursedWin, 7, true),
+            (DRAW + 2, Bound::Exact)
+        );
+        assert_eq!(tablebase_value(Wdl::Draw, 7, true), draw);
+        assert_eq!(
+            tablebase_value(Wdl::BlessedLoss, 7, true),
+            (DRAW - 2, Bound::Exact)
+        );
+        assert_eq!(tablebase_value(Wdl::Loss, 7, true), loss);
+        assert_eq!(tablebase_value(Wdl::Win, 7, false), win);
+        assert_eq!(tablebase_value(Wdl::CursedWin, 7, false), win);
+        assert_eq!(tablebase_value(Wdl::Draw, 7, false), draw);
+        assert_eq!(tablebase_value(Wdl::BlessedLoss, 7, false), loss);
+        assert_eq!(tablebase_value(Wdl::Loss, 7, false), loss);
+        // Beyond any evaluation, short of any mate, and sooner is better.
+        assert!((TB_WIN_BOUND..MATE_BOUND).contains(&win.0));
+        assert!(tablebase_value(Wdl::Win, 3, true).0 > win.0);
+    }
 
     #[test]
     fn reductions_follow_the_formula() {
