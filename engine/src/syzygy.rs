@@ -69,10 +69,10 @@ struct Failures {
     messages: Vec<String>,
     /// How many of `messages` the search has reported.
     reported: usize,
-    /// The materials (`material_key`) and metrics whose probes failed: the search probes them no
-    /// more, since shakmaty-syzygy would reopen a broken file at every probe. A position whose probe failed
-    /// only through a capture into a broken table marks its whole material, which leaves some
-    /// good probes out: the tables are broken, and the engine has said so.
+    /// The materials (`material_key`) and metrics whose probes failed: the search probes them
+    /// no more, since shakmaty-syzygy would reopen a broken file at every probe. A position
+    /// whose probe failed only through a capture into a broken table marks its whole material,
+    /// which leaves some good probes out: the tables are broken, and the engine has said so.
     materials: HashSet<(u64, Metric)>,
 }
 

@@ -57,7 +57,7 @@ impl WdlModel {
     }
 }
 
-/// The net `MODEL` was fitted for; a unit test holds it equal to the default net's (`nets/DEFAULT`),
+/// The net `MODEL` was fitted for; a unit test holds it equal to the one `nets/DEFAULT` names,
 /// so that a new default net is not shipped with the old one's scale.
 pub const FITTED_FOR: &str = "gen10-512-ob8-b56bb110.nnue";
 
