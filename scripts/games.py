@@ -8,6 +8,7 @@
     scripts/games.py sprt [--engine NAME] ELO0 ELO1 GAMES.pgn [...]  one SPRT over several runs' games
     scripts/games.py tally [--engine NAME] --ledger FILE GAMES.pgn [...]  one ledger row for these games
     scripts/games.py ledger [--sprt ELO0 ELO1] FILE            a ledger's rows pooled
+    scripts/games.py merge FILE OTHER [...]                    add other copies' rows to a ledger
 
 `endings` is the record of time forfeits, illegal moves and crashes that issue 4 asks to be zero
 over thousands of games: fastchess's `time forfeit`, `illegal move` and `abandoned` (a crash or a
@@ -32,7 +33,10 @@ tab-separated row (results, game pairs by points, abnormal endings by side, each
 clock) for one chunk's PGN to a ledger, and `ledger` pools every row into the totals, the Elo
 and, with `--sprt`, the LLR that `sprt` would give for all the chunks' PGNs together. The
 ledger is a small text file kept apart from the PGNs (outside git, ~/patina-data/matches/ for
-gauntlets), so a copy of it carries the count to another machine.
+gauntlets), so a copy of it carries the count to another machine. Copies played on several
+machines at once come back together with `merge`: it appends the rows of each copy that the
+ledger lacks, and refuses a copy whose first line (the binaries and settings `chunks.sh` wrote)
+differs.
 
 `wdl` relates the engine's own evals (fastchess's move comments, `{+0.54/12 0.2s}`, from the
 mover's view) to the games' results: the mover's mean score per eval bucket, and the scale s of
@@ -46,6 +50,7 @@ import math
 import re
 import sys
 import time
+from pathlib import Path
 
 import stats
 
@@ -346,6 +351,55 @@ def ledger(args):
     sys.exit(report_pairs(counts, args.sprt))
 
 
+def merge(args):
+    """Appends the rows of other copies of a ledger that it does not have yet."""
+    def lines(path):
+        try:
+            return Path(path).read_text(encoding="utf-8").splitlines()
+        except OSError as error:
+            fail(f"{path}: {error.strerror}")
+
+    def identity(text):
+        return text[0] if text and text[0].startswith("#") else None
+
+    def rows(path, text):
+        found = [line for line in text if is_row(line)]
+        if found and found[0] != header:
+            fail(f"{path}: not a ledger (its first row is not the header)")
+        return found[1:]
+
+    header = "\t".join(LEDGER_COLUMNS)
+    mine = lines(args.ledger)
+    have = rows(args.ledger, mine)
+    added = []
+    for other in args.other:
+        theirs = lines(other)
+        if identity(theirs) != identity(mine):
+            fail(f"{other} is not a copy of {args.ledger}: their first lines differ")
+        their_rows = rows(other, theirs)
+        # The rows both had when the copy was made come first in both; of the rest, a row
+        # this ledger already has came from an earlier merge.
+        shared = 0
+        while shared < min(len(have), len(their_rows)) and have[shared] == their_rows[shared]:
+            shared += 1
+        known = collections.Counter(have[shared:])
+        fresh = []
+        for row in their_rows[shared:]:
+            if known[row] > 0:
+                known[row] -= 1
+            else:
+                fresh.append(row)
+        have += fresh
+        added += fresh
+        games_added = sum(int(row.split("\t")[LEDGER_COLUMNS.index("games")]) for row in fresh)
+        print(f"{other}: {len(fresh)} rows, {games_added} games added")
+    if added:
+        with open(args.ledger, "a", encoding="utf-8") as ledger:
+            if not any(is_row(line) for line in mine):
+                ledger.write(header + "\n")
+            ledger.write("".join(row + "\n" for row in added))
+
+
 def wdl(args):
     """The mover's score against its eval, per bucket, and the best-fitting logistic scale."""
     points = []
@@ -408,6 +462,10 @@ def main():
     commands["ledger"].add_argument("--sprt", nargs=2, type=float, metavar=("ELO0", "ELO1"), help="SPRT bounds")
     commands["ledger"].add_argument("ledger", nargs=1)
     commands["ledger"].set_defaults(run=ledger)
+    commands["merge"] = sub.add_parser("merge")
+    commands["merge"].add_argument("ledger", help="the ledger to add rows to")
+    commands["merge"].add_argument("other", nargs="+", help="other copies of it, played elsewhere")
+    commands["merge"].set_defaults(run=merge)
     args = parser.parse_args()
     args.run(args)
 

@@ -126,6 +126,33 @@ class Ledger(unittest.TestCase):
                 self.assertEqual(games_py(command, "--engine", "patina", chunk)[0], 2, command)
                 self.assertEqual(games_py(command, chunk)[0], 0, f"{command}: `new` by default")
 
+    def test_copies_played_apart_merge_into_one_ledger(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            here, there = Path(tmp) / "ledger.tsv", Path(tmp) / "copy.tsv"
+            paths = [Path(tmp) / f"chunk-{number}.pgn" for number in range(3)]
+            for path, text in zip(paths, self.CHUNKS[:1] + self.CHUNKS[:1] + self.CHUNKS[1:]):
+                path.write_text(text)
+            here.write_text("# new 1, base 2\n")
+            games_py("tally", "--engine", "new", "--ledger", here, paths[0])
+            there.write_text(here.read_text())
+            # Each copy goes on with a chunk of its own: here's may repeat a shared row word for word.
+            games_py("tally", "--engine", "new", "--ledger", here, paths[1])
+            games_py("tally", "--engine", "new", "--ledger", there, paths[2])
+            code, said = games_py("merge", here, there)
+            self.assertEqual(code, 0)
+            self.assertIn("1 rows, 2 games added", said)
+            _, pooled = games_py("ledger", "--sprt", -5, 0, here)
+            _, direct = games_py("sprt", "--engine", "new", -5, 0, *paths)
+            self.assertIn(direct, pooled)
+            self.assertIn("3 chunks", pooled)
+            before = here.read_text()
+            self.assertIn("0 rows, 0 games added", games_py("merge", here, there)[1])
+            self.assertEqual(here.read_text(), before, "a second merge adds nothing")
+            # A ledger of other binaries or settings is another match.
+            there.write_text(there.read_text().replace("# new 1, base 2", "# new 1, base 3"))
+            self.assertEqual(games_py("merge", here, there)[0], 2)
+            self.assertEqual(here.read_text(), before, "nothing is written")
+
 
 class Clock(unittest.TestCase):
     def test_a_forfeit_shows_as_fastchess_reported_it(self):
