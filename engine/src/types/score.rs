@@ -10,8 +10,10 @@ pub const DRAW: Score = 0;
 /// Tablebase wins lie below the mates, `TB_WIN - ply` for a win known `ply` plies from the root:
 /// a sure win, but no mate distance to report.
 pub const TB_WIN: Score = MATE_BOUND - 1;
-/// Any score beyond this is a tablebase win or a mate; evaluations stay within it.
-pub const TB_WIN_BOUND: Score = TB_WIN - crate::search::MAX_PLY as Score;
+/// Any score beyond this is a tablebase win or a mate; evaluations stay within it. The band is
+/// two searches deep, as the mates' is: a win stored in the table up to `MAX_PLY` plies from
+/// its node can be read back up to `MAX_PLY` plies from a later root.
+pub const TB_WIN_BOUND: Score = TB_WIN - 2 * crate::search::MAX_PLY as Score;
 
 /// Mate delivered `ply` plies from the root.
 pub const fn mate_in(ply: usize) -> Score {
@@ -69,5 +71,36 @@ pub const fn moves_to_mate(score: Score) -> Option<i32> {
         Some((MATE - score + 1) / 2)
     } else {
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::MAX_PLY;
+
+    #[test]
+    fn wins_and_losses_stay_in_their_band_through_the_table() {
+        for stored_at in [0, 1, MAX_PLY / 2, MAX_PLY] {
+            for found_at in stored_at..=MAX_PLY {
+                for read_at in [0, 1, MAX_PLY / 2, MAX_PLY] {
+                    let through_table = |score| from_tt(to_tt(score, stored_at), read_at);
+                    for sign in [1, -1] {
+                        let tb = through_table(sign * tb_win_in(found_at));
+                        assert!(
+                            is_tb_result(tb),
+                            "tablebase {tb} ({stored_at}, {found_at}, {read_at})"
+                        );
+                        assert_eq!(tb.signum(), sign);
+                        let mate = through_table(sign * mate_in(found_at));
+                        assert!(
+                            is_mate(mate),
+                            "mate {mate} ({stored_at}, {found_at}, {read_at})"
+                        );
+                        assert_eq!(mate.signum(), sign);
+                    }
+                }
+            }
+        }
     }
 }
