@@ -40,7 +40,8 @@ pub struct Report {
     pub positions: u64,
     pub endings: BTreeMap<Ending, u64>,
     /// Adjudicated wins whose last score did not favour the winner: a loss on time or a
-    /// resignation in imported games, a bug in self-play ones.
+    /// resignation in imported games; in self-play, a tablebase adjudication (`--syzygy`) just
+    /// after the loser's mistake, else a bug.
     pub unexplained_wins: u64,
     pub torn_bytes: u64,
     pub errors: u64,

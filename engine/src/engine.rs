@@ -12,7 +12,7 @@ use crate::nnue::{Network, NetworkError};
 use crate::search::{Limits, Reporter, SearchResult};
 use crate::search::{SharedContext, ThreadData};
 use crate::smp;
-use crate::syzygy::{Tablebases, Wdl};
+use crate::syzygy::{self, Tablebases, Wdl};
 use crate::tt::TranspositionTable;
 
 pub const DEFAULT_HASH_MB: usize = 16;
@@ -174,13 +174,13 @@ impl Engine {
         self.board.set_chess960(chess960);
     }
 
-    /// Opens the Syzygy tables in `path`'s directories (separated as in `PATH`); an empty path
-    /// or `<empty>` closes them. Says how many files and pieces were found; on an error the
-    /// engine goes on without tables.
+    /// Opens the Syzygy tables in `path`'s directories (separated as in `PATH`); a path that
+    /// names no directory, or `<empty>`, closes them. Says how many files and pieces were
+    /// found; on an error the tables open before stay.
     pub fn set_syzygy_path(&mut self, path: &str) -> Result<String, String> {
         let syzygy = &mut self.shared_mut().syzygy;
-        syzygy.tables = None;
-        if path.trim().is_empty() || path == "<empty>" {
+        if path == "<empty>" || syzygy::directories(path).next().is_none() {
+            syzygy.tables = None;
             return Ok("no tablebases".to_owned());
         }
         let tables = Tablebases::open(path)?;

@@ -27,7 +27,8 @@ pub(crate) fn search(
         .expect("at least one search thread");
     main.tb_cardinality = shared.syzygy.rank_root_moves(board, &mut main.root_moves);
     if main.root_moves.iter().any(|rm| rm.tb_score.is_some()) {
-        // The tables ranked the root moves, a probe each; the search may probe no more.
+        // The tables ranked the root moves, a probe each (after DTZ ranked them the search
+        // probes no more, so without these `info` would say no table was used).
         shared
             .tbhits
             .fetch_add(main.root_moves.len() as u64, Relaxed);

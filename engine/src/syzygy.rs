@@ -5,7 +5,7 @@
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{PoisonError, RwLock, RwLockWriteGuard};
 
 use shakmaty::{CastlingMode, Chess};
 use shakmaty_syzygy::{Metric, ProbeError, SyzygyError, Tablebase};
@@ -17,6 +17,13 @@ use crate::types::{Color, PieceType};
 
 /// Separates directories in `SyzygyPath`, as the platform separates paths in `PATH`.
 pub const PATH_SEPARATOR: char = if cfg!(windows) { ';' } else { ':' };
+
+/// The directories a `SyzygyPath` names.
+pub fn directories(path: &str) -> impl Iterator<Item = &str> {
+    path.split(PATH_SEPARATOR)
+        .map(str::trim)
+        .filter(|dir| !dir.is_empty())
+}
 
 /// Win, draw or loss for the side to move, the 50-move rule considered: a cursed win is won
 /// only without that rule, a blessed loss lost only without it.
@@ -57,7 +64,8 @@ pub struct Tablebases {
     tables: Tablebase<Chess>,
     files: usize,
     skipped: Vec<String>,
-    failures: Mutex<Failures>,
+    /// Read at every probe once anything failed, written only on a failure.
+    failures: RwLock<Failures>,
     /// Whether `failures` holds any material: probes look there only then.
     any_failed: AtomicBool,
 }
@@ -83,14 +91,14 @@ impl Tablebases {
     /// `skipped`; only a path none of whose directories can be read is an error.
     pub fn open(path: &str) -> Result<Self, String> {
         let mut tables = Tablebase::new();
-        let mut files = 0;
+        // By name: a table in two directories is one table (the later directory's file).
+        let mut names = HashSet::new();
         let mut skipped = Vec::new();
         let mut unreadable = Vec::new();
-        let dirs: Vec<&str> = path
-            .split(PATH_SEPARATOR)
-            .map(str::trim)
-            .filter(|d| !d.is_empty())
-            .collect();
+        let dirs: Vec<&str> = directories(path).collect();
+        if dirs.is_empty() {
+            return Err("no directory in the Syzygy path".to_owned());
+        }
         for &dir in &dirs {
             let entries = match std::fs::read_dir(dir) {
                 Ok(entries) => entries,
@@ -108,7 +116,9 @@ impl Tablebases {
                     continue;
                 }
                 match tables.add_file(&file) {
-                    Ok(()) => files += 1,
+                    Ok(()) => {
+                        names.insert(entry.file_name());
+                    }
                     Err(e) => skipped.push(format!("{}: {e}", file.display())),
                 }
             }
@@ -119,9 +129,9 @@ impl Tablebases {
         skipped.extend(unreadable);
         Ok(Self {
             tables,
-            files,
+            files: names.len(),
             skipped,
-            failures: Mutex::default(),
+            failures: RwLock::default(),
             any_failed: AtomicBool::new(false),
         })
     }
@@ -153,8 +163,9 @@ impl Tablebases {
 
     /// Plies to the next capture or pawn move (or mate) with best play, positive when the side
     /// to move wins and negative when it loses; 0 in a draw. Where the table rounds (DTZ tables
-    /// store some with less precision) the truth may be one ply further from zero, never
-    /// where that ply would change the result under the fifty-move rule.
+    /// store some with less precision) the truth may be one ply further from zero: the tables
+    /// round only where that ply cannot change the result for a clock at zero, so a position
+    /// reached with a clock above zero may be ranked one ply off at the fifty-move limit.
     pub fn probe_dtz(&self, board: &Board) -> Option<i32> {
         if self.failed_before(board, Metric::Dtz) {
             return None;
@@ -188,7 +199,7 @@ impl Tablebases {
 
     /// Probe errors not reported yet, each once.
     pub fn unreported_failures(&self) -> Vec<String> {
-        let mut failures = self.lock_failures();
+        let mut failures = self.write_failures();
         let new = failures.messages[failures.reported..].to_vec();
         failures.reported = failures.messages.len();
         new
@@ -196,7 +207,7 @@ impl Tablebases {
 
     /// Keeps `error` to report and the board's material to probe no more in `metric`.
     fn fail<T>(&self, board: &Board, metric: Metric, error: String) -> Option<T> {
-        let mut failures = self.lock_failures();
+        let mut failures = self.write_failures();
         if !failures.messages.contains(&error) {
             failures.messages.push(error);
         }
@@ -209,13 +220,17 @@ impl Tablebases {
     fn failed_before(&self, board: &Board, metric: Metric) -> bool {
         self.any_failed.load(Relaxed)
             && self
-                .lock_failures()
+                .failures
+                .read()
+                .unwrap_or_else(PoisonError::into_inner)
                 .materials
                 .contains(&(material_key(board), metric))
     }
 
-    fn lock_failures(&self) -> std::sync::MutexGuard<'_, Failures> {
-        self.failures.lock().unwrap_or_else(PoisonError::into_inner)
+    fn write_failures(&self) -> RwLockWriteGuard<'_, Failures> {
+        self.failures
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
     }
 
     /// The position as `shakmaty` holds it; `None` with castling rights or too many pieces.
@@ -410,13 +425,19 @@ impl SyzygyConfig {
         true
     }
 
-    /// Ranks by the result alone, for tables without their DTZ files.
+    /// Ranks by the result alone, for tables without their DTZ files. A child's result is read
+    /// as if its move had reset the half-move clock, as Stockfish reads it: without DTZ the
+    /// tables cannot say whether a win comes before the fifty-move rule ends the game, so late
+    /// in a long ending a win shown may be one the rule spoils.
     fn rank_by_wdl(&self, tables: &Tablebases, board: &Board, root_moves: &mut [RootMove]) -> bool {
         let mut child = board.clone();
         for rm in root_moves.iter_mut() {
             child.make_move(rm.mv);
             let wdl = if child.in_check() && !child.has_legal_move() {
                 Some(Wdl::Win)
+            } else if child.outcome().is_some() {
+                // A draw by the rules, repetition included, whatever the material.
+                Some(Wdl::Draw)
             } else {
                 tables.probe_wdl(&child).map(Wdl::flip)
             };

@@ -95,17 +95,26 @@ pub fn to_uci(score: Score) -> String {
 /// Win, draw and loss per mille for the side to move; they sum to 1000. A mate score is
 /// certain, and so is a tablebase result.
 pub fn wdl(score: Score, material: i32) -> [u32; 3] {
-    if score >= TB_WIN_BOUND {
-        return [1000, 0, 0];
-    }
-    if score <= -TB_WIN_BOUND {
-        return [0, 0, 1000];
+    if score.abs() >= TB_WIN_BOUND {
+        return certain(score);
     }
     let [win, _, loss] = MODEL.probabilities(f64::from(score), material);
     let win = (win * 1000.0).round() as u32;
     // Both rounded up could pass 1000 where draws all but vanish.
     let loss = ((loss * 1000.0).round() as u32).min(1000 - win);
     [win, 1000 - win - loss, loss]
+}
+
+/// The result of a score the tablebases gave: a win or loss, or, for anything short of those
+/// (a draw, or a win the fifty-move rule spoils), a draw.
+pub fn certain(score: Score) -> [u32; 3] {
+    if score >= TB_WIN_BOUND {
+        [1000, 0, 0]
+    } else if score <= -TB_WIN_BOUND {
+        [0, 0, 1000]
+    } else {
+        [0, 1000, 0]
+    }
 }
 
 #[cfg(test)]

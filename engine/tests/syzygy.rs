@@ -258,6 +258,18 @@ fn wdl_tables_alone_serve_the_search() {
     assert_eq!(dtz, None);
     let score: Score = collect.infos.last().expect("a report").score;
     assert!(score >= TB_WIN_BOUND, "{score}");
+
+    // Lost KQvKR, but the rook's move back to d8 repeats the position a third time: ranked as
+    // the draw it is, played, and shown as one.
+    let mut root = board("3r4/8/8/4k3/8/8/8/K1Q5 w - - 0 1");
+    for uci in ["c1b1", "d8d7", "b1c1", "d7d8", "c1b1", "d8d7", "b1c1"] {
+        root.make_move(root.parse_uci_move(uci).expect("legal"));
+    }
+    let (mv, collect) = best_move(&mut engine, &root, Limits::depth(6));
+    assert_eq!(mv, "d7d8");
+    let last = collect.infos.last().expect("a report");
+    assert_eq!(last.score, 0);
+    assert!(last.tablebase);
 }
 
 #[test]

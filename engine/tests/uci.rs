@@ -882,3 +882,57 @@ fn syzygy_options_probes_and_tbhits() {
     assert!(cp >= patina::score::TB_WIN_BOUND, "{kqvk}");
     assert!(kqvk.contains(" wdl 1000 0 0 "), "{kqvk}");
 }
+
+/// A `SyzygyPath` that cannot be opened keeps the tables open before; a path naming no directory
+/// closes them; a tablebase draw at the root prints as a certain draw.
+#[test]
+fn a_bad_syzygy_path_keeps_the_tables_and_their_draws_are_certain() {
+    let tables = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/syzygy");
+    let separator = if cfg!(windows) { ';' } else { ':' };
+    let mut engine = EngineProcess::start();
+    let set_path = |engine: &mut EngineProcess, path: &str| {
+        engine.send(&format!("setoption name SyzygyPath value {path}"));
+        engine
+            .read_until("info string", 5 * SECOND)
+            .pop()
+            .expect("a line")
+    };
+    // The same directory twice holds the same 14 files.
+    assert_eq!(
+        set_path(&mut engine, &format!("{tables}{separator}{tables}")),
+        "info string found 14 tablebase files, up to 4 pieces"
+    );
+    let refused = set_path(&mut engine, "/nonexistent/syzygy");
+    assert!(
+        refused.starts_with("info string error: ") && refused.contains("/nonexistent/syzygy"),
+        "{refused}"
+    );
+    engine.send("setoption name UCI_ShowWDL value true");
+    // KPvK, the defending king in front of the pawn: drawn.
+    engine.send("position fen 8/8/8/8/8/4k3/4P3/4K3 w - - 0 1");
+    let search = |engine: &mut EngineProcess| {
+        engine.send("go depth 6");
+        let lines = engine.read_until("bestmove", 30 * SECOND);
+        lines
+            .into_iter()
+            .filter(|line| line.starts_with("info depth"))
+            .collect::<Vec<_>>()
+    };
+    // The tables kept: every line is their draw, certain, and never a bound.
+    let with_tables = search(&mut engine);
+    assert!(!with_tables.is_empty());
+    for info in &with_tables {
+        assert!(info.contains(" score cp 0 wdl 0 1000 0 "), "{info}");
+        assert!(!info.contains("bound"), "{info}");
+        assert!(!info.contains(" tbhits 0 "), "{info}");
+    }
+    assert_eq!(
+        set_path(&mut engine, &separator.to_string()),
+        "info string no tablebases"
+    );
+    // Without them: the model's draw, less than certain, and no table used.
+    let without = search(&mut engine);
+    let last = without.last().expect("an info line");
+    assert!(last.contains(" tbhits 0 "), "{last}");
+    assert!(!last.contains(" wdl 0 1000 0 "), "{last}");
+}

@@ -45,14 +45,21 @@ impl RootMove {
     /// The score to show: this iteration's, or the last one's if this move is not searched yet;
     /// the tablebases' score where they know it and the search found no mate.
     pub fn display_score(&self) -> Score {
-        let score = if self.score == -INFINITY {
+        self.tablebase_score()
+            .unwrap_or_else(|| self.searched_score())
+    }
+
+    /// The tablebases' score, when it is the one shown.
+    pub fn tablebase_score(&self) -> Option<Score> {
+        self.tb_score
+            .filter(|_| !score::is_mate(self.searched_score()))
+    }
+
+    fn searched_score(&self) -> Score {
+        if self.score == -INFINITY {
             self.previous_score
         } else {
             self.score
-        };
-        match self.tb_score {
-            Some(tb_score) if !score::is_mate(score) => tb_score,
-            _ => score,
         }
     }
 }
@@ -256,6 +263,7 @@ impl ThreadData {
             seldepth: rm.seldepth.max(1),
             multipv: pv_index + 1,
             score: rm.display_score(),
+            tablebase: rm.tablebase_score().is_some(),
             bound,
             nodes: shared.total_nodes(),
             tbhits: shared.tbhits.load(Relaxed),

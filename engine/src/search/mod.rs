@@ -105,6 +105,9 @@ pub struct SearchInfo {
     pub seldepth: usize,
     pub multipv: usize,
     pub score: Score,
+    /// The score is the tablebases' (they ranked the root moves): exact, whatever `bound` the
+    /// search's window gave, and its result certain.
+    pub tablebase: bool,
     pub bound: ScoreBound,
     pub nodes: u64,
     pub tbhits: u64,

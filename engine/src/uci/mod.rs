@@ -28,7 +28,9 @@ struct UciReporter {
 
 impl Reporter for UciReporter {
     fn report(&mut self, info: &SearchInfo) {
+        // A tablebase score is exact, whatever window the search used.
         let bound = match info.bound {
+            _ if info.tablebase => "",
             ScoreBound::Exact => "",
             ScoreBound::Lower => " lowerbound",
             ScoreBound::Upper => " upperbound",
@@ -36,7 +38,11 @@ impl Reporter for UciReporter {
         let ms = info.elapsed.as_millis().max(1);
         let pv: Vec<String> = info.pv.iter().map(|mv| mv.to_uci(self.chess960)).collect();
         let wdl = self.wdl_material.map_or(String::new(), |material| {
-            let [w, d, l] = wdl::wdl(info.score, material);
+            let [w, d, l] = if info.tablebase {
+                wdl::certain(info.score)
+            } else {
+                wdl::wdl(info.score, material)
+            };
             format!(" wdl {w} {d} {l}")
         });
         println!(
