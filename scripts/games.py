@@ -353,14 +353,20 @@ def ledger(args):
 
 def merge(args):
     """Appends the rows of other copies of a ledger that it does not have yet."""
-    def lines(path):
+    def lines(path, missing_ok=False):
         try:
             return Path(path).read_text(encoding="utf-8").splitlines()
+        except FileNotFoundError:
+            if missing_ok:
+                return []
+            fail(f"{path}: no such file")
         except OSError as error:
             fail(f"{path}: {error.strerror}")
 
-    def identity(text):
-        return text[0] if text and text[0].startswith("#") else None
+    def identity(path, text):
+        if not text or not text[0].startswith("#"):
+            fail(f"{path}: no first line naming the binaries and settings (chunks.sh writes one)")
+        return text[0]
 
     def rows(path, text):
         found = [line for line in text if is_row(line)]
@@ -369,12 +375,14 @@ def merge(args):
         return found[1:]
 
     header = "\t".join(LEDGER_COLUMNS)
-    mine = lines(args.ledger)
+    mine = lines(args.ledger, missing_ok=True)
+    copies = [(other, lines(other)) for other in args.other]
+    # An empty ledger takes the first copy's match.
+    first_line = identity(args.ledger, mine) if mine else identity(*copies[0])
     have = rows(args.ledger, mine)
-    added = []
-    for other in args.other:
-        theirs = lines(other)
-        if identity(theirs) != identity(mine):
+    added, said = [], []
+    for other, theirs in copies:
+        if identity(other, theirs) != first_line:
             fail(f"{other} is not a copy of {args.ledger}: their first lines differ")
         their_rows = rows(other, theirs)
         # The rows both had when the copy was made come first in both; of the rest, a row
@@ -392,12 +400,20 @@ def merge(args):
         have += fresh
         added += fresh
         games_added = sum(int(row.split("\t")[LEDGER_COLUMNS.index("games")]) for row in fresh)
-        print(f"{other}: {len(fresh)} rows, {games_added} games added")
+        said.append(f"{other}: {len(fresh)} rows, {games_added} games added")
     if added:
-        with open(args.ledger, "a", encoding="utf-8") as ledger:
+        # Appended, not rewritten: a chunks.sh still playing into the ledger keeps its rows.
+        with open(args.ledger, "a+", encoding="utf-8") as ledger:
+            ledger.seek(0)
+            text = ledger.read()
+            if text and not text.endswith("\n"):
+                ledger.write("\n")
+            if not mine:
+                ledger.write(first_line + "\n")
             if not any(is_row(line) for line in mine):
                 ledger.write(header + "\n")
             ledger.write("".join(row + "\n" for row in added))
+    print("\n".join(said))
 
 
 def wdl(args):

@@ -91,7 +91,8 @@ impl Tablebases {
     /// `skipped`; only a path none of whose directories can be read is an error.
     pub fn open(path: &str) -> Result<Self, String> {
         let mut tables = Tablebase::new();
-        // By name: a table in two directories is one table (the later directory's file).
+        // By name: a table in two directories is one table (the later directory's file, if
+        // it is not left out).
         let mut names = HashSet::new();
         let mut skipped = Vec::new();
         let mut unreadable = Vec::new();

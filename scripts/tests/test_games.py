@@ -148,10 +148,23 @@ class Ledger(unittest.TestCase):
             before = here.read_text()
             self.assertIn("0 rows, 0 games added", games_py("merge", here, there)[1])
             self.assertEqual(here.read_text(), before, "a second merge adds nothing")
-            # A ledger of other binaries or settings is another match.
-            there.write_text(there.read_text().replace("# new 1, base 2", "# new 1, base 3"))
-            self.assertEqual(games_py("merge", here, there)[0], 2)
-            self.assertEqual(here.read_text(), before, "nothing is written")
+            # A ledger of other binaries or settings is another match, and so is one that does
+            # not say: nothing is written, from the good copy beside them either.
+            other = Path(tmp) / "other.tsv"
+            other.write_text(there.read_text().replace("# new 1, base 2", "# new 1, base 3"))
+            unnamed = Path(tmp) / "unnamed.tsv"
+            unnamed.write_text(there.read_text().split("\n", 1)[1])
+            for bad in (other, unnamed):
+                self.assertEqual(games_py("merge", here, there, bad)[0], 2)
+                self.assertEqual(here.read_text(), before, "nothing is written")
+            # A new ledger takes a copy whole; one whose last row lost its newline still pools.
+            fresh = Path(tmp) / "fresh.tsv"
+            self.assertEqual(games_py("merge", fresh, here)[0], 0)
+            self.assertEqual(fresh.read_text(), here.read_text())
+            cut = Path(tmp) / "cut.tsv"
+            cut.write_text(there.read_text().rstrip("\n"))
+            games_py("merge", cut, here)
+            self.assertIn("3 chunks", games_py("ledger", cut)[1])
 
 
 class Clock(unittest.TestCase):
