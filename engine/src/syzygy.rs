@@ -10,7 +10,7 @@ use std::sync::{PoisonError, RwLock, RwLockWriteGuard};
 use shakmaty::{CastlingMode, Chess};
 use shakmaty_syzygy::{Metric, ProbeError, SyzygyError, Tablebase};
 
-use crate::board::Board;
+use crate::board::{Board, Outcome};
 use crate::search::RootMove;
 use crate::types::score::{tb_win_in, Score, DRAW};
 use crate::types::{Color, PieceType};
@@ -398,9 +398,9 @@ impl SyzygyConfig {
                     Wdl::BlessedLoss => -101,
                     Wdl::Loss => -1,
                 })
-            } else if child.outcome().is_some() {
+            } else if let Some(outcome) = child.outcome() {
                 // Mate or a draw by the rules, repetition included.
-                Some(i32::from(child.in_check() && !child.has_legal_move()))
+                Some(i32::from(outcome == Outcome::Checkmate))
             } else {
                 // One ply further from the root than from the child.
                 tables.probe_dtz(&child).map(|dtz| -dtz - dtz.signum())
@@ -434,13 +434,11 @@ impl SyzygyConfig {
         let mut child = board.clone();
         for rm in root_moves.iter_mut() {
             child.make_move(rm.mv);
-            let wdl = if child.in_check() && !child.has_legal_move() {
-                Some(Wdl::Win)
-            } else if child.outcome().is_some() {
+            let wdl = match child.outcome() {
+                Some(Outcome::Checkmate) => Some(Wdl::Win),
                 // A draw by the rules, repetition included, whatever the material.
-                Some(Wdl::Draw)
-            } else {
-                tables.probe_wdl(&child).map(Wdl::flip)
+                Some(_) => Some(Wdl::Draw),
+                None => tables.probe_wdl(&child).map(Wdl::flip),
             };
             child.unmake_move(rm.mv);
             let Some(wdl) = wdl else {
