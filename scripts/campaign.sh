@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The self-play campaign: datagen with the default net (nets/DEFAULT) into $DATA/gen<K>/, the
 # directory and seed that scripts/generation.sh's first step uses, at the lowest priority, so
-# that builds, reviews and matches come first. Resumable: run it again after a stop, a kill or
+# that builds and matches come first. Resumable: run it again after a stop, a kill or
 # a reboot and it carries on from the whole games on disk. Stop it (kill its datagen) for a
 # benchmark or match that needs quiet cores; generation.sh waits for nobody and refuses a
 # directory a campaign holds.

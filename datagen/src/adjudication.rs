@@ -12,7 +12,7 @@ use crate::record::GameResult;
 // command line refuses them.
 #[derive(Args, Clone, Debug)]
 pub struct AdjudicationSettings {
-    /// Adjudicate a win once the scores are beyond this (centipawns, White's view)…
+    /// Adjudicate a win once the scores are beyond this (network units, White's view)…
     #[arg(long, default_value_t = 2500, value_parser = clap::value_parser!(Score).range(1..))]
     pub win_score: Score,
     /// …for this many consecutive plies (an even number has both sides' searches agree).

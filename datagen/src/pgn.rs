@@ -3,7 +3,8 @@
 //! `{-M5/20 0.5s}`.
 //!
 //! That score is the mover's, so it belongs to the position the move was played from, as
-//! viriformat wants. Book moves carry no score; a game's leading unscored moves become part
+//! viriformat wants. Patina prints normalised centipawns (`patina::wdl::to_cp`) but self-play
+//! stores the network's units, so the scores are scaled back by `--pawn-units`. Book moves carry no score; a game's leading unscored moves become part
 //! of its start position. A game with an unscored move after that, or no result, is skipped.
 
 use std::path::PathBuf;
@@ -11,6 +12,7 @@ use std::path::PathBuf;
 use clap::Parser;
 use patina::pgn::{parse_games, PgnGame};
 use patina::score::{Score, MATE, MATE_BOUND};
+use patina::wdl::{self, NORMALIZE_TO_PAWN};
 use patina::Color;
 use thiserror::Error;
 
@@ -25,6 +27,12 @@ pub struct PgnArgs {
     /// Output viriformat file (overwritten).
     #[arg(long, short)]
     pub out: PathBuf,
+    /// Network units to the pawn of the engine that played the games, for scores stored in
+    /// the network's units as self-play stores them: by default the embedded net's (a Patina
+    /// build with another net printed its own `NORMALIZE_TO_PAWN`); 100 keeps the scores as
+    /// printed (another engine's games).
+    #[arg(long, default_value_t = NORMALIZE_TO_PAWN, value_parser = clap::value_parser!(i32).range(1..=1000))]
+    pub pawn_units: Score,
 }
 
 #[derive(Debug, Error)]
@@ -69,7 +77,7 @@ pub fn run(args: &PgnArgs) -> Result<PgnSummary, PgnError> {
         for (index, game) in parse_games(&text).enumerate() {
             match game
                 .map_err(Skip::Unreadable)
-                .and_then(|game| to_record(&game))
+                .and_then(|game| to_record(&game, args.pawn_units))
             {
                 Ok(record) => {
                     summary.games += 1;
@@ -94,7 +102,7 @@ pub fn run(args: &PgnArgs) -> Result<PgnSummary, PgnError> {
     Ok(summary)
 }
 
-fn to_record(game: &PgnGame) -> Result<GameRecord, Skip> {
+fn to_record(game: &PgnGame, pawn_units: Score) -> Result<GameRecord, Skip> {
     let result = GameResult::from_pgn(&game.result).ok_or(Skip::Unfinished)?;
     let book = game
         .moves
@@ -123,6 +131,7 @@ fn to_record(game: &PgnGame) -> Result<GameRecord, Skip> {
             .as_deref()
             .and_then(parse_score)
             .ok_or(Skip::Unscored)?;
+        let score = wdl::from_cp(score, pawn_units);
         let white_score = match board.side_to_move() {
             Color::White => score,
             Color::Black => -score,
@@ -138,7 +147,7 @@ fn to_record(game: &PgnGame) -> Result<GameRecord, Skip> {
 }
 
 /// The mover's score from a comment's leading `+0.35/12`, `-1.20/9` or `+M3/15` (pawns,
-/// or mate in moves); `None` for book moves and other comments.
+/// as centipawns, or mate in moves); `None` for book moves and other comments.
 fn parse_score(comment: &str) -> Option<Score> {
     let (score, _depth) = comment.split_whitespace().next()?.split_once('/')?;
     let (negative, magnitude) = match score.as_bytes().first()? {

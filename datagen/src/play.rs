@@ -66,7 +66,7 @@ pub struct PlayArgs {
     /// Transposition table per thread, in MB.
     #[arg(long, default_value_t = 16)]
     pub hash: usize,
-    /// Discard openings whose first search scores beyond ±this (centipawns).
+    /// Discard openings whose first search scores beyond ±this (network units, as stored).
     #[arg(long, default_value_t = MAX_OPENING_SCORE)]
     pub max_opening_score: Score,
     #[command(flatten)]

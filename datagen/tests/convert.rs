@@ -129,6 +129,8 @@ fn pgn_games_become_viriformat_with_their_scores() {
         input.to_str().unwrap(),
         "-o",
         out.to_str().unwrap(),
+        "--pawn-units",
+        "200",
     ]);
     let summary = pgn::run(&args).unwrap();
     assert_eq!(
@@ -153,7 +155,8 @@ fn pgn_games_become_viriformat_with_their_scores() {
     );
     let scores: Vec<i16> = first.moves.iter().map(|(_, s)| s.get()).collect();
     let mate_for_black = -(MATE - 5) as i16;
-    assert_eq!(scores, [35, 50, 20, -10, 100, 80, 90, mate_for_black]);
+    // Printed centipawns back in network units, 200 to the pawn; the mate as it was.
+    assert_eq!(scores, [70, 100, 40, -20, 200, 160, 180, mate_for_black]);
     assert_eq!(GameResult::from_wdl(first.outcome()), GameResult::BlackWin);
     assert_eq!(games[1].initial_position().full_move_number(), 30);
     assert_eq!(

@@ -80,6 +80,18 @@ pub fn to_cp(score: Score) -> Score {
     }
 }
 
+/// Network units from centipawns printed by a build whose pawn was `pawn` units (`to_cp`'s
+/// inverse for `NORMALIZE_TO_PAWN`, to within rounding; `pawn` = 100 takes them as they are).
+/// Tablebase and mate scores, which `to_cp` prints untouched, come back untouched; any other
+/// score stays inside the evaluation range.
+pub fn from_cp(cp: Score, pawn: Score) -> Score {
+    if cp.abs() >= TB_WIN_BOUND {
+        cp
+    } else {
+        (cp * pawn / 100).clamp(-TB_WIN_BOUND + 1, TB_WIN_BOUND - 1)
+    }
+}
+
 /// UCI form: `cp N` in normalised centipawns (`wdl::to_cp`) or `mate N` in moves (negative
 /// when being mated).
 pub fn to_uci(score: Score) -> String {
@@ -149,6 +161,26 @@ mod tests {
         assert_eq!(a.round() as Score, NORMALIZE_TO_PAWN);
         // Which is where winning becomes as likely as not.
         assert_eq!(wdl(NORMALIZE_TO_PAWN, REFERENCE_MATERIAL)[0], 500);
+    }
+
+    #[test]
+    fn printed_centipawns_read_back_as_network_units() {
+        for score in (-TB_WIN_BOUND + 1..TB_WIN_BOUND).step_by(97) {
+            let back = from_cp(to_cp(score), NORMALIZE_TO_PAWN);
+            // Printing truncates less than a centipawn (NORMALIZE_TO_PAWN / 100 units),
+            // reading back less than a unit.
+            assert!(
+                (score - back).abs() * 100 < NORMALIZE_TO_PAWN + 100,
+                "{score} printed {} read back {back}",
+                to_cp(score)
+            );
+        }
+        for score in [TB_WIN_BOUND, -TB_WIN_BOUND - 3, mate_in(5), mated_in(2)] {
+            assert_eq!(from_cp(to_cp(score), NORMALIZE_TO_PAWN), score);
+        }
+        assert_eq!(from_cp(-35, 100), -35);
+        // Another scale's large score never reaches the tablebase band.
+        assert_eq!(from_cp(TB_WIN_BOUND - 1, 300), TB_WIN_BOUND - 1);
     }
 
     #[test]
