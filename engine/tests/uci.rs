@@ -394,6 +394,25 @@ fn stop_ends_an_infinite_search_promptly() {
     );
 }
 
+/// A stop that comes before the first iteration is over still gets a searched move, with its
+/// score: here the knight that takes the queen, not the first move generated.
+#[test]
+fn an_immediate_stop_still_plays_a_searched_move() {
+    let mut engine = EngineProcess::start();
+    engine.send("position fen r1b1kbnr/pppp1ppp/2n5/4p3/3qP3/2N2N2/PPPP1PPP/R1BQKB1R w KQkq - 0 1");
+    for go in ["go infinite", "go ponder", "go wtime 60000 btime 60000"] {
+        engine.send(go);
+        engine.send("stop");
+        let lines = engine.read_until("bestmove", 5 * SECOND);
+        assert!(
+            lines.iter().any(|line| line.starts_with("info depth 1 ")),
+            "{go}: {lines:?}"
+        );
+        let best = lines.last().unwrap().split_whitespace().nth(1);
+        assert_eq!(best, Some("f3d4"), "{go}: {lines:?}");
+    }
+}
+
 /// A GUI that dies mid-analysis must not leave the engine searching forever.
 #[test]
 fn end_of_input_stops_an_infinite_search() {

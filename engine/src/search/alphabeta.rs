@@ -75,10 +75,7 @@ impl ThreadData {
     fn visit_node(&mut self, shared: &SharedContext) {
         self.nodes += 1;
         // With one thread `go nodes` is exact; with more the sum is checked at intervals below.
-        if self.is_main()
-            && self.completed_depth >= 1
-            && self.limits.nodes.is_some_and(|limit| self.nodes >= limit)
-        {
+        if self.is_main() && self.limits.nodes.is_some_and(|limit| self.nodes >= limit) {
             shared.stop.store(true, Relaxed);
         }
         if self.nodes % TIME_CHECK_INTERVAL != 0 {
@@ -91,7 +88,7 @@ impl ThreadData {
         if let Some(time) = &mut self.time {
             if shared.pondering.load(Relaxed) {
                 time.restart();
-            } else if time.hard_limit_reached() && self.completed_depth >= 1 {
+            } else if time.hard_limit_reached() {
                 shared.stop.store(true, Relaxed);
             }
         }
@@ -99,7 +96,6 @@ impl ThreadData {
             .limits
             .nodes
             .is_some_and(|limit| shared.total_nodes() >= limit)
-            && self.completed_depth >= 1
         {
             shared.stop.store(true, Relaxed);
         }
@@ -178,7 +174,7 @@ impl ThreadData {
             self.seldepth = self.seldepth.max(ply + 1);
         }
         if !Node::ROOT {
-            if shared.stopped() {
+            if self.aborted(shared) {
                 return DRAW;
             }
             if self.board.is_draw() {
@@ -339,7 +335,7 @@ impl ThreadData {
                     0,
                 );
                 self.board.unmake_null_move();
-                if shared.stopped() {
+                if self.aborted(shared) {
                     return DRAW;
                 }
                 if value >= beta {
@@ -548,7 +544,7 @@ impl ThreadData {
             }
             self.unmake_move(mv);
 
-            if shared.stopped() {
+            if self.aborted(shared) {
                 return DRAW;
             }
 
@@ -716,7 +712,7 @@ impl ThreadData {
             self.pv.clear(ply);
             self.seldepth = self.seldepth.max(ply + 1);
         }
-        if shared.stopped() {
+        if self.aborted(shared) {
             return DRAW;
         }
         // The fifty-move rule too: a quiet move at depth 1 can complete the hundredth half-move.
@@ -782,7 +778,7 @@ impl ThreadData {
             moves_searched += 1;
             let value = -self.quiescence::<Node>(shared, -beta, -alpha, ply + 1);
             self.unmake_move(mv);
-            if shared.stopped() {
+            if self.aborted(shared) {
                 return DRAW;
             }
             if value > best_score {

@@ -91,7 +91,7 @@ impl ThreadData {
                 // rank 0 without tables), so a better result is never outscored by a worse one.
                 self.pv_end = self.rank_end(pv_index);
                 self.aspiration_search(shared, depth, pv_index, reporter);
-                if shared.stopped() {
+                if self.aborted(shared) {
                     break;
                 }
                 // A later line can outscore an earlier one (the table and histories changed in
@@ -100,7 +100,7 @@ impl ThreadData {
                 self.root_moves[..=pv_index]
                     .sort_by_key(|rm| (std::cmp::Reverse(rm.tb_rank), std::cmp::Reverse(rm.score)));
             }
-            if shared.stopped() {
+            if self.aborted(shared) {
                 break;
             }
             self.completed_depth = depth;
@@ -211,7 +211,7 @@ impl ThreadData {
             let value = self.negamax::<Root>(shared, alpha, beta, search_depth, 0, false, pv_index);
             // Keep searched moves ahead of unsearched ones; stable, so ties keep their order.
             self.root_moves[pv_index..self.pv_end].sort_by_key(|rm| std::cmp::Reverse(rm.score));
-            if shared.stopped() {
+            if self.aborted(shared) {
                 return;
             }
             let bound = if value <= alpha {

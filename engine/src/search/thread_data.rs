@@ -106,6 +106,12 @@ impl ThreadData {
         self.id == 0
     }
 
+    /// Whether the search is to be abandoned. A stop (`stop`, the end of input, a node or time
+    /// limit) waits for the first iteration, so that the move played has always been searched.
+    pub fn aborted(&self, shared: &SharedContext) -> bool {
+        self.completed_depth >= 1 && shared.stopped()
+    }
+
     /// Publishes this thread's node count for `go nodes`, `info nodes` and nps.
     pub fn publish_nodes(&self, shared: &SharedContext) {
         shared.publish_nodes(self.id, self.nodes);
