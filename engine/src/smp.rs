@@ -6,6 +6,7 @@ use std::sync::atomic::Ordering::Relaxed;
 
 use crate::board::Board;
 use crate::search::{Limits, Reporter, SearchResult, SharedContext, Silent, ThreadData};
+use crate::types::score::{mated_in, DRAW};
 use crate::types::Move;
 
 /// Searches `board` with every thread in `threads` (the first is the main thread, which
@@ -39,7 +40,11 @@ pub(crate) fn search(
     }
     if threads[0].root_moves.is_empty() {
         shared.hold_answer(limits);
-        return SearchResult::default();
+        // Mated or stalemated: the score a search of the position would give it.
+        return SearchResult {
+            score: if board.in_check() { mated_in(0) } else { DRAW },
+            ..SearchResult::default()
+        };
     }
 
     let (main, helpers) = threads

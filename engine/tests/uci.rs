@@ -394,6 +394,23 @@ fn stop_ends_an_infinite_search_promptly() {
     );
 }
 
+/// A node limit does not end a ponder search: only `ponderhit` (or `stop`) lets it answer.
+#[test]
+fn a_ponder_search_with_a_node_limit_waits_for_ponderhit() {
+    let mut engine = EngineProcess::start();
+    engine.send("position startpos moves e2e4 e7e5");
+    engine.send("go ponder wtime 10000 btime 10000 nodes 5000");
+    std::thread::sleep(Duration::from_millis(300));
+    engine.send("isready");
+    let early = engine.read_until("readyok", 5 * SECOND);
+    assert!(
+        !early.iter().any(|l| l.starts_with("bestmove")),
+        "{early:?}"
+    );
+    engine.send("ponderhit");
+    engine.read_until("bestmove", 5 * SECOND);
+}
+
 /// A stop that comes before the first iteration is over still gets a searched move, with its
 /// score: here the knight that takes the queen, not the first move generated.
 #[test]
@@ -671,12 +688,24 @@ fn multipv_lines_are_ordered_and_the_first_is_played() {
 #[test]
 fn no_legal_move_answers_0000() {
     let mut engine = EngineProcess::start();
+    // Mated, then stalemated: a score for the GUI, as Stockfish gives, and the null move.
+    for (fen, score) in [
+        ("7k/5QQ1/8/8/8/8/8/K7 b - - 0 1", "mate 0"),
+        ("k7/8/1Q6/8/8/8/8/6K1 b - - 0 1", "cp 0"),
+    ] {
+        engine.send(&format!("position fen {fen}"));
+        engine.send("go depth 5");
+        let lines = engine.read_until("bestmove", 5 * SECOND);
+        assert_eq!(
+            lines[lines.len() - 2..],
+            [
+                format!("info depth 0 score {score}"),
+                "bestmove 0000".into()
+            ],
+            "{fen}"
+        );
+    }
     engine.send("position fen 7k/5QQ1/8/8/8/8/8/K7 b - - 0 1");
-    engine.send("go depth 5");
-    assert_eq!(
-        engine.read_until("bestmove", 5 * SECOND).last().unwrap(),
-        "bestmove 0000"
-    );
     // Even with nothing to search, an infinite or ponder search answers only when released.
     for (go, release) in [
         ("go infinite", "stop"),

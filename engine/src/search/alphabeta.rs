@@ -75,7 +75,11 @@ impl ThreadData {
     fn visit_node(&mut self, shared: &SharedContext) {
         self.nodes += 1;
         // With one thread `go nodes` is exact; with more the sum is checked at intervals below.
-        if self.is_main() && self.limits.nodes.is_some_and(|limit| self.nodes >= limit) {
+        // A ponder search, as in Stockfish, heeds no limit until `ponderhit`.
+        if self.is_main()
+            && self.limits.nodes.is_some_and(|limit| self.nodes >= limit)
+            && !shared.pondering.load(Relaxed)
+        {
             shared.stop.store(true, Relaxed);
         }
         if self.nodes % TIME_CHECK_INTERVAL != 0 {
@@ -96,6 +100,7 @@ impl ThreadData {
             .limits
             .nodes
             .is_some_and(|limit| shared.total_nodes() >= limit)
+            && !shared.pondering.load(Relaxed)
         {
             shared.stop.store(true, Relaxed);
         }

@@ -14,6 +14,7 @@ use crate::engine::{Engine, DEFAULT_HASH_MB, MAX_HASH_MB, MAX_THREADS};
 use crate::search::{Reporter, ScoreBound, SearchInfo, SearchResult};
 use crate::time::DEFAULT_MOVE_OVERHEAD;
 use crate::tools::{bench, genfens, nnbench, perft};
+use crate::types::score::DRAW;
 use crate::wdl;
 
 /// The engine's name and version, as `id name` and `--version` give it.
@@ -26,8 +27,10 @@ struct UciReporter {
     wdl_material: Option<i32>,
 }
 
-impl Reporter for UciReporter {
-    fn report(&mut self, info: &SearchInfo) {
+impl UciReporter {
+    /// The `info` line for `info`: a bound follows the score it qualifies, before `wdl`, as
+    /// GUIs and python-chess read it.
+    fn info_line(&self, info: &SearchInfo) -> String {
         // A tablebase score is exact, whatever window the search used.
         let bound = match info.bound {
             _ if info.tablebase => "",
@@ -45,8 +48,8 @@ impl Reporter for UciReporter {
             };
             format!(" wdl {w} {d} {l}")
         });
-        println!(
-            "info depth {} seldepth {} multipv {} score {}{wdl}{bound} nodes {} nps {} hashfull {} tbhits {} time {} pv {}",
+        format!(
+            "info depth {} seldepth {} multipv {} score {}{bound}{wdl} nodes {} nps {} hashfull {} tbhits {} time {} pv {}",
             info.depth,
             info.seldepth,
             info.multipv,
@@ -57,7 +60,13 @@ impl Reporter for UciReporter {
             info.tbhits,
             info.elapsed.as_millis(),
             pv.join(" ")
-        );
+        )
+    }
+}
+
+impl Reporter for UciReporter {
+    fn report(&mut self, info: &SearchInfo) {
+        println!("{}", self.info_line(info));
     }
 
     fn warn(&mut self, message: &str) {
@@ -73,7 +82,16 @@ fn print_bestmove(result: &SearchResult, chess960: bool) {
             ponder.to_uci(chess960)
         ),
         (Some(best), None) => println!("bestmove {}", best.to_uci(chess960)),
-        (None, _) => println!("bestmove 0000"),
+        (None, _) => {
+            // Mated or stalemated: `mate 0` or `cp 0`, as Stockfish says, so a GUI has a score.
+            let score = if result.score == DRAW {
+                "cp 0"
+            } else {
+                "mate 0"
+            };
+            println!("info depth 0 score {score}");
+            println!("bestmove 0000");
+        }
     }
     let _ = std::io::stdout().flush();
 }
@@ -377,5 +395,34 @@ impl Uci {
         let checkers: Vec<String> = board.checkers().map(|sq| sq.to_string()).collect();
         println!("Checkers: {}", checkers.join(" "));
         println!("Sliders: {}", SLIDERS.name());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_bound_follows_its_score_before_wdl() {
+        let reporter = UciReporter {
+            chess960: false,
+            wdl_material: Some(78),
+        };
+        let info = SearchInfo {
+            depth: 7,
+            seldepth: 11,
+            multipv: 1,
+            score: 30,
+            tablebase: false,
+            bound: ScoreBound::Lower,
+            nodes: 3900,
+            tbhits: 0,
+            elapsed: Duration::from_millis(5),
+            hashfull: 0,
+            pv: vec![],
+        };
+        let line = reporter.info_line(&info);
+        let score = format!(" score {} lowerbound wdl ", wdl::to_uci(30));
+        assert!(line.contains(&score), "{line}");
     }
 }
