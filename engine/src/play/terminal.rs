@@ -139,8 +139,12 @@ impl Session {
             "new" => self.new_game(&words[1..], out)?,
             "undo" | "takeback" => self.undo(out)?,
             "go" | "switch" => {
-                self.human = !self.game.side_to_move();
-                self.advance(out)?;
+                if self.game.is_over() {
+                    writeln!(out, "The game is over: 'new', 'undo' or 'save'.")?;
+                } else {
+                    self.human = !self.game.side_to_move();
+                    self.advance(out)?;
+                }
             }
             "flip" => {
                 self.flipped = !self.flipped;
@@ -156,7 +160,8 @@ impl Session {
                     self.status(out)?;
                 }
             }
-            "save" => self.save(words.get(1).copied(), out)?,
+            // The rest of the line is the file name, spaces and all.
+            "save" => self.save(line[first.len()..].trim(), out)?,
             "pgn" => write!(out, "{}", self.pgn())?,
             "fen" => writeln!(out, "{}", self.game.board().to_fen())?,
             "moves" => {
@@ -274,7 +279,8 @@ impl Session {
 
     fn new_game(&mut self, args: &[&str], out: &mut impl Write) -> std::io::Result<()> {
         let mut human = None;
-        let mut game = Game::default();
+        let mut chess960 = None;
+        let mut fen_game = None;
         let mut rest = args;
         while let Some((&word, tail)) = rest.split_first() {
             rest = tail;
@@ -296,8 +302,7 @@ impl Session {
                         }
                         _ => super::random_below(960),
                     };
-                    game = Game::chess960(index);
-                    writeln!(out, "Chess960 start position {index}.")?;
+                    chess960 = Some(index);
                 }
                 "fen" => {
                     let fen = rest.join(" ");
@@ -305,7 +310,7 @@ impl Session {
                     match Game::from_fen(&fen, false) {
                         Ok(g) => {
                             human = human.or(Some(g.side_to_move()));
-                            game = g;
+                            fen_game = Some(g);
                         }
                         Err(e) => return writeln!(out, "Bad FEN: {e}."),
                     }
@@ -318,7 +323,17 @@ impl Session {
                 }
             }
         }
-        self.game = game;
+        self.game = match (chess960, fen_game) {
+            (Some(_), Some(_)) => {
+                return writeln!(out, "Choose a FEN or a Chess960 start, not both.");
+            }
+            (Some(index), None) => {
+                writeln!(out, "Chess960 start position {index}.")?;
+                Game::chess960(index)
+            }
+            (None, Some(game)) => game,
+            (None, None) => Game::default(),
+        };
         self.human = human.unwrap_or(self.human);
         self.flipped = self.human == Color::Black;
         self.engine.clear();
@@ -359,16 +374,16 @@ impl Session {
         self.game.pgn(white, black, &pgn_date())
     }
 
-    fn save(&self, path: Option<&str>, out: &mut impl Write) -> std::io::Result<()> {
-        let path = path.map_or_else(
-            || {
-                let secs = std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .map_or(0, |d| d.as_secs());
-                format!("patina-{secs}.pgn")
-            },
-            str::to_string,
-        );
+    /// Saves the game as PGN to `path` (a default name when it is empty).
+    fn save(&self, path: &str, out: &mut impl Write) -> std::io::Result<()> {
+        let path = if path.is_empty() {
+            let secs = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs());
+            format!("patina-{secs}.pgn")
+        } else {
+            path.to_string()
+        };
         match std::fs::write(&path, self.pgn()) {
             Ok(()) => writeln!(out, "Saved the game to {path}."),
             Err(e) => writeln!(out, "Cannot save to {path}: {e}."),
@@ -552,6 +567,35 @@ mod tests {
         assert!(out.contains("numbered 0 to 959"), "{out}");
         assert!(out.contains("Bad FEN: "), "{out}");
         assert!(out.contains("Unknown option 'purple'"), "{out}");
+    }
+
+    #[test]
+    fn announces_only_the_game_it_starts() {
+        let out = run("new 960 7 purple\nnew 960 5 fen 4k3/8/8/8/8/8/4P3/4K3 w - - 0 1\nquit\n");
+        assert!(!out.contains("Chess960 start position"), "{out}");
+        assert!(out.contains("Unknown option 'purple'"), "{out}");
+        assert!(out.contains("not both"), "{out}");
+        assert!(!out.contains("New game"), "{out}");
+    }
+
+    #[test]
+    fn go_after_the_end_changes_nothing() {
+        let out = run("new white fen 6k1/8/8/8/8/8/1r3PPP/6K1 b - - 0 1\ngo\npgn\nquit\n");
+        assert!(out.contains("Checkmate: Black wins (0-1)."), "{out}");
+        assert!(out.contains("The game is over"), "{out}");
+        assert!(out.contains("[White \"You\"]"), "{out}");
+    }
+
+    #[test]
+    fn saves_to_a_name_with_spaces() {
+        let dir = std::env::temp_dir().join(format!("patina-save-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("a b.pgn");
+        let out = run(format!("e4\nsave {}\nquit\n", path.display()));
+        assert!(out.contains("Saved the game to"), "{out}");
+        let pgn = std::fs::read_to_string(&path).unwrap();
+        assert!(pgn.contains("1. e4"), "{pgn}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
