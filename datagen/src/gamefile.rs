@@ -1,7 +1,9 @@
 //! Reading viriformat files game by game. A game is a 32-byte packed start position, then
 //! 4-byte (move, score) records, then a 4-byte zero terminator; no record of a real move is
 //! all zeros, so a file cut anywhere is a sequence of whole games plus a torn tail, and the
-//! two are told apart without ambiguity.
+//! two are told apart without ambiguity. A torn tail must still look like the start of a game
+//! (a start position, then legal moves), so that damage or a file of something else is never
+//! taken for one and cut off.
 //!
 //! Every start position is checked before viriformat unpacks it (its unpacking panics on
 //! some malformed bytes) and then parsed by our own board, and every move is proven legal
@@ -9,7 +11,7 @@
 //! here, and the trainer, can replay.
 
 use std::fs::File;
-use std::io::{self, BufRead, BufReader};
+use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use patina::Board;
@@ -63,20 +65,28 @@ pub struct GameReader {
     offset: u64,
     bytes: Vec<u8>,
     torn: u64,
+    /// The file's length when opened, and where the run of zeros that ends it begins.
+    len: u64,
+    zero_tail: u64,
 }
 
 impl GameReader {
     pub fn open(path: &Path) -> Result<Self, ReadError> {
-        let file = File::open(path).map_err(|source| ReadError::Io {
+        let io_error = |source| ReadError::Io {
             path: path.to_path_buf(),
             source,
-        })?;
+        };
+        let mut file = File::open(path).map_err(io_error)?;
+        let len = file.metadata().map_err(io_error)?.len();
+        let zero_tail = zero_tail_start(&mut file, len).map_err(io_error)?;
         Ok(Self {
             path: path.to_path_buf(),
             reader: BufReader::with_capacity(1 << 16, file),
             offset: 0,
             bytes: Vec::with_capacity(4096),
             torn: 0,
+            len,
+            zero_tail,
         })
     }
 
@@ -115,43 +125,50 @@ impl GameReader {
                 break;
             }
         }
+        let offset = self.offset;
         if !whole {
+            // The file ends inside a game: what a run killed while writing leaves, if the
+            // bytes could begin one.
+            check_fragment(&self.bytes).map_err(|reason| ReadError::Corrupt {
+                path: self.path.clone(),
+                offset,
+                reason: format!("{reason}, in bytes at the end that begin no game"),
+            })?;
             self.torn = self.bytes.len() as u64;
             return Ok(None);
         }
-        let offset = self.offset;
+        // A power loss can leave the file longer than what reached the disk, with zeros in
+        // place of the last game's end. A game that does not read, followed by nothing but
+        // zeros or made of them, is that: a torn tail. (One that reads is kept: it may be
+        // whole, and if not, it is the start of a real game with its real result.)
+        let end = offset + self.bytes.len() as u64;
+        // Games past the length the file had when opened were appended since: never a tail.
+        let in_zero_tail = offset < self.len
+            && end >= self.zero_tail
+            && (end < self.len || offset >= self.zero_tail);
         let game = match parse_game(&self.bytes) {
-            Ok(game) => game,
-            // A game that does not parse, running into zeros that go on to the end of the file,
-            // is what a power loss leaves where a write had not reached the disk: a torn tail.
-            // (Zeros only up to its terminator prove nothing: every game ends in four.)
-            Err(reason) => {
-                let all_zero = self.bytes.iter().all(|&b| b == 0);
-                return match self.zeros_to_end()? {
-                    Some(zeros) if zeros > 0 || all_zero => {
-                        self.torn = self.bytes.len() as u64 + zeros;
-                        Ok(None)
-                    }
-                    _ => Err(ReadError::Corrupt {
+            Ok(game) => match first_illegal_move(&game) {
+                None => game,
+                Some(_) if in_zero_tail => return self.zero_tail_torn(offset),
+                Some(ply) => {
+                    self.offset = end;
+                    return Err(ReadError::IllegalMove {
                         path: self.path.clone(),
                         offset,
-                        reason,
-                    }),
-                };
-            }
-        };
-        self.offset += self.bytes.len() as u64;
-        let mut board = game.initial_position();
-        for (ply, mv) in game.moves().enumerate() {
-            if !board.legal_moves().contains(&mv) {
-                return Err(ReadError::IllegalMove {
+                        ply,
+                    });
+                }
+            },
+            Err(_) if in_zero_tail => return self.zero_tail_torn(offset),
+            Err(reason) => {
+                return Err(ReadError::Corrupt {
                     path: self.path.clone(),
                     offset,
-                    ply,
-                });
+                    reason,
+                })
             }
-            board.make_move_simple(mv);
-        }
+        };
+        self.offset = end;
         let start = from_viri_board(&game.initial_position()).map_err(|e| ReadError::Corrupt {
             path: self.path.clone(),
             offset,
@@ -164,24 +181,14 @@ impl GameReader {
         }))
     }
 
-    /// The number of bytes left if they are all zeros (consumed); `None` at the first that is not.
-    fn zeros_to_end(&mut self) -> Result<Option<u64>, ReadError> {
-        let mut zeros = 0;
-        loop {
-            let available = self.reader.fill_buf().map_err(|source| ReadError::Io {
-                path: self.path.clone(),
-                source,
-            })?;
-            if available.is_empty() {
-                return Ok(Some(zeros));
-            }
-            if available.iter().any(|&b| b != 0) {
-                return Ok(None);
-            }
-            let len = available.len();
-            zeros += len as u64;
-            self.reader.consume(len);
-        }
+    /// Ends the file at `offset`: what follows, to the end, is a torn tail.
+    fn zero_tail_torn(&mut self, offset: u64) -> Result<Option<StoredGame>, ReadError> {
+        self.torn = self.len - offset;
+        io::copy(&mut self.reader, &mut io::sink()).map_err(|source| ReadError::Io {
+            path: self.path.clone(),
+            source,
+        })?;
+        Ok(None)
     }
 
     /// Appends bytes up to a total of `len`; false if the file ends first.
@@ -216,6 +223,56 @@ fn parse_game(bytes: &[u8]) -> Result<Game, String> {
         return Err("a game without moves".into());
     }
     Ok(game)
+}
+
+/// The ply of the first move of `game` that is not legal, if any.
+fn first_illegal_move(game: &Game) -> Option<usize> {
+    let mut board = game.initial_position();
+    for (ply, mv) in game.moves().enumerate() {
+        if !board.legal_moves().contains(&mv) {
+            return Some(ply);
+        }
+        board.make_move_simple(mv);
+    }
+    None
+}
+
+/// Whether `bytes`, cut off by the end of the file, can begin a game: a start position a game
+/// can have, then legal moves from it. Fewer bytes than a start position tell nothing.
+fn check_fragment(bytes: &[u8]) -> Result<(), String> {
+    if bytes.len() < HEADER_BYTES {
+        return Ok(());
+    }
+    check_header(&bytes[..HEADER_BYTES])?;
+    let records = (bytes.len() - HEADER_BYTES) / RECORD_BYTES;
+    let mut whole = bytes[..HEADER_BYTES + records * RECORD_BYTES].to_vec();
+    whole.extend_from_slice(&[0; RECORD_BYTES]);
+    let game = Game::deserialise_from(&mut &whole[..], Vec::new()).map_err(|e| e.to_string())?;
+    from_viri_board(&game.initial_position())
+        .map_err(|e| format!("impossible start position: {e}"))?;
+    match first_illegal_move(&game) {
+        Some(ply) => Err(format!("move {} is not legal", ply + 1)),
+        None => Ok(()),
+    }
+}
+
+/// Where the run of zero bytes that ends the file begins (`len` if it ends in none); the file
+/// is left at its start.
+fn zero_tail_start(file: &mut File, len: u64) -> io::Result<u64> {
+    let mut chunk = vec![0; 1 << 16];
+    let mut start = len;
+    while start > 0 {
+        let size = start.min(chunk.len() as u64);
+        file.seek(SeekFrom::Start(start - size))?;
+        file.read_exact(&mut chunk[..size as usize])?;
+        if let Some(last) = chunk[..size as usize].iter().rposition(|&b| b != 0) {
+            start = start - size + last as u64 + 1;
+            break;
+        }
+        start -= size;
+    }
+    file.seek(SeekFrom::Start(0))?;
+    Ok(start)
 }
 
 /// Rejects packed positions viriformat cannot unpack safely or that no game could reach.

@@ -303,8 +303,10 @@ fn a_zero_tail_is_cut_off_like_a_torn_game() {
     assert_eq!(game_bytes(&file)[..2], before[..]);
     assert_valid(&dir, 3);
 
-    // Zeros may also start inside the last game, in its header or right after it.
-    for kept in [20, 32] {
+    // Zeros may also start inside the last game: in its header, right after it, or inside a
+    // move, where they complete the record into one that is not a legal move. (From the
+    // move's second byte on, the record is a real move and the game is kept, cut short.)
+    for kept in [20, 32, 33] {
         let mut bytes = std::fs::read(&file).unwrap();
         let whole = bytes.len();
         bytes.extend_from_slice(&before[0][..kept]);
@@ -326,6 +328,42 @@ fn a_zero_tail_is_cut_off_like_a_torn_game() {
     bytes.push(1);
     std::fs::write(&file, &bytes).unwrap();
     assert!(GameWriter::open(&file).is_err());
+}
+
+/// Bytes at the end that begin no game (damage, or a file of something else) are not a torn
+/// tail: nothing is cut off, and play refuses to append.
+#[test]
+fn an_unreadable_end_is_damage_not_a_torn_game() {
+    let dir = scratch_dir("selfplay-damaged-end");
+    play(&dir, &["--games", "3", "--seed", "19"]);
+    let file = dir.join("thread-0.vf");
+    let games = game_bytes(&file);
+    let whole = std::fs::read(&file).unwrap();
+    let text = b"# Patina\n\nPatina is a UCI chess engine written in Rust, not game data.\n";
+    // A byte lost inside the first game shifts every record after it out of step.
+    let mut shifted = whole.clone();
+    shifted.remove(games[0].len() / 2);
+    let mut moves_off = whole.clone();
+    // The second game's first move becomes a2a6, past an otherwise sound start position.
+    let second = games[0].len() + 32;
+    moves_off[second..second + 2].copy_from_slice(&(0o10u16 | (0o50 << 6)).to_le_bytes());
+    moves_off.truncate(second + 8);
+    for (name, bytes) in [
+        ("text", text.to_vec()),
+        ("a lost byte", shifted),
+        ("an illegal move in the tail", moves_off),
+    ] {
+        std::fs::write(&file, &bytes).unwrap();
+        let report = validate::run(std::slice::from_ref(&dir)).unwrap();
+        assert!(report.errors > 0, "{name}: {}", report.report());
+        assert_eq!(report.torn_bytes, 0, "{name}");
+        assert!(GameWriter::open(&file).is_err(), "{name}");
+        assert_eq!(
+            std::fs::read(&file).unwrap(),
+            bytes,
+            "{name}: the file changed"
+        );
+    }
 }
 
 /// An illegal move spoils its own game only: validation reports it and reads on.
