@@ -39,6 +39,8 @@ enum Error {
     Read(#[from] gamefile::ReadError),
     #[error(transparent)]
     Pgn(#[from] pgn::PgnError),
+    #[error(transparent)]
+    WdlFit(#[from] wdl_fit::WdlFitError),
 }
 
 fn main() -> ExitCode {

@@ -67,7 +67,7 @@ pub fn run(args: &PgnArgs) -> Result<PgnSummary, PgnError> {
         path: args.out.clone(),
         source,
     };
-    let mut out = WholeFile::create(&args.out).map_err(out_error)?;
+    let mut out = WholeFile::create(&args.out, &args.inputs).map_err(out_error)?;
     let mut summary = PgnSummary::default();
     for path in &args.inputs {
         let text = patina::read_text(path).map_err(|source| PgnError::Io {
@@ -156,12 +156,14 @@ fn parse_score(comment: &str) -> Option<Score> {
         _ => (false, score),
     };
     let score = if let Some(moves) = magnitude.strip_prefix('M') {
-        // Mate in n moves is 2n - 1 plies for the side delivering it, 2n for the other.
+        // Mate in n moves is 2n - 1 plies for the side delivering it, 2n for the other; a mate
+        // further off than the mate range reaches is read as the furthest it holds.
         let moves = Score::from(moves.parse::<u16>().ok().filter(|&m| m > 0)?);
+        let furthest = MATE - MATE_BOUND;
         if negative {
-            -(MATE - 2 * moves)
+            -(MATE - (2 * moves).min(furthest))
         } else {
-            MATE - (2 * moves - 1)
+            MATE - (2 * moves - 1).min(furthest)
         }
     } else {
         let pawns: f64 = magnitude.parse().ok()?;
@@ -191,5 +193,8 @@ mod tests {
         assert_eq!(parse_score("book"), None);
         assert_eq!(parse_score("White mates"), None);
         assert_eq!(parse_score("-400.00/20"), Some(-(MATE_BOUND - 1)));
+        // Mates beyond the range keep their winner.
+        assert_eq!(parse_score("+M60000/3"), Some(MATE_BOUND));
+        assert_eq!(parse_score("-M40000/2"), Some(-MATE_BOUND));
     }
 }

@@ -12,11 +12,12 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::time::Duration;
 
+use clap::builder::TypedValueParser;
 use clap::{Args, Parser};
 use patina::nnue::{Network, NetworkError, EMBEDDED_NET_NAME};
 use patina::openings::{Book, BookError, OpeningSource, MAX_OPENING_SCORE};
 use patina::score::Score;
-use patina::{Engine, Tablebases};
+use patina::{Engine, Tablebases, MAX_HASH_MB};
 use rand_xoshiro::rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use sha2::{Digest, Sha256};
@@ -64,7 +65,7 @@ pub struct PlayArgs {
     #[arg(long)]
     pub seed: Option<u64>,
     /// Transposition table per thread, in MB.
-    #[arg(long, default_value_t = 16)]
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=MAX_HASH_MB as i64).map(|mb| mb as usize))]
     pub hash: usize,
     /// Discard openings whose first search scores beyond ±this (network units, as stored).
     #[arg(long, default_value_t = MAX_OPENING_SCORE)]
@@ -125,8 +126,8 @@ pub enum PlayError {
     Write(#[from] WriteError),
     #[error(transparent)]
     SelfPlay(#[from] SelfPlayError),
-    #[error("{0}")]
-    Hash(String),
+    #[error("--hash {0}: cannot allocate a table of {0} MiB per thread")]
+    Hash(usize),
     #[error("--hard-nodes ({hard}) is below --nodes ({soft})")]
     HardBelowSoft { soft: u64, hard: u64 },
     #[error(
@@ -283,7 +284,9 @@ fn open_output(
         before.positions += existing.positions;
         if thread < threads {
             let mut engine = Engine::new(Box::new(network.clone()));
-            engine.set_hash(args.hash).map_err(PlayError::Hash)?;
+            engine
+                .set_hash(args.hash)
+                .map_err(|_| PlayError::Hash(args.hash))?;
             workers.push(Worker {
                 thread,
                 engine,

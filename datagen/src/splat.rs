@@ -83,10 +83,11 @@ pub fn run(args: &SplatArgs) -> Result<SplatSummary, SplatError> {
         path: args.out.clone(),
         source,
     };
-    let mut out = WholeFile::create(&args.out).map_err(write_error)?;
+    let inputs = collect_inputs(&args.inputs)?;
+    let mut out = WholeFile::create(&args.out, &inputs).map_err(write_error)?;
     let mut batch: Vec<ChessBoard> = Vec::with_capacity(BATCH);
     let mut summary = SplatSummary::default();
-    for path in collect_inputs(&args.inputs)? {
+    for path in inputs {
         let mut reader = GameReader::open(&path)?;
         while let Some(stored) = reader.next_game()? {
             summary.games += 1;

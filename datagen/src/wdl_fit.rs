@@ -9,6 +9,7 @@ use std::path::PathBuf;
 
 use clap::Parser;
 use patina::wdl::{material, WdlModel, MAX_MATERIAL, MIN_MATERIAL, REFERENCE_MATERIAL};
+use thiserror::Error;
 
 use crate::gamefile::{collect_inputs, GameReader, ReadError};
 use crate::record::{from_viri_move, GameResult};
@@ -25,6 +26,14 @@ pub struct WdlFitArgs {
     /// is settled, say nothing about where the curve bends.
     #[arg(long, default_value_t = 4000)]
     pub max_score: i32,
+}
+
+#[derive(Debug, Error)]
+pub enum WdlFitError {
+    #[error(transparent)]
+    Read(#[from] ReadError),
+    #[error("no positions to fit on ({games} games read for training): give more games")]
+    NoSamples { games: u64 },
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -214,8 +223,11 @@ pub fn score_predictions(samples: &[Sample], predict: impl Fn(&Sample) -> [f64; 
     (log_loss / n, brier / n)
 }
 
-pub fn run(args: &WdlFitArgs) -> Result<String, ReadError> {
+pub fn run(args: &WdlFitArgs) -> Result<String, WdlFitError> {
     let (train, validation) = read(args)?;
+    if train.samples.is_empty() {
+        return Err(WdlFitError::NoSamples { games: train.games });
+    }
     let (model, train_loss) = fit(&train.samples);
     let mut frequencies = [0.0; 3];
     for s in &train.samples {
@@ -239,10 +251,14 @@ pub fn run(args: &WdlFitArgs) -> Result<String, ReadError> {
     ));
     line(format!("training log-loss {train_loss:.4}"));
     let [win, draw, loss] = constant.map(|p| p * 100.0);
-    line(format!(
-        "validation log-loss {model_log:.4} (constant W/D/L {win:.0}/{draw:.0}/{loss:.0} %: \
-         {constant_log:.4}), Brier {model_brier:.4} (constant {constant_brier:.4})"
-    ));
+    if validation.samples.is_empty() {
+        line("no validation positions (--holdout 0, or too few games)".into());
+    } else {
+        line(format!(
+            "validation log-loss {model_log:.4} (constant W/D/L {win:.0}/{draw:.0}/{loss:.0} %: \
+             {constant_log:.4}), Brier {model_brier:.4} (constant {constant_brier:.4})"
+        ));
+    }
     for m in [20, 30, 40, 58, 78] {
         let (a, b) = model.params(m);
         line(format!("material {m}: a = {a:.1}, b = {b:.1}"));
@@ -266,6 +282,18 @@ pub fn run(args: &WdlFitArgs) -> Result<String, ReadError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn no_games_is_an_error_not_a_fit() {
+        let dir = tempfile::tempdir().unwrap();
+        let empty = dir.path().join("empty.vf");
+        std::fs::write(&empty, b"").unwrap();
+        let args = WdlFitArgs::parse_from(["wdl-fit", empty.to_str().unwrap()]);
+        assert!(matches!(
+            run(&args),
+            Err(WdlFitError::NoSamples { games: 0 })
+        ));
+    }
 
     /// Outcomes drawn (deterministically) from a known model are fitted back to it.
     #[test]

@@ -13,8 +13,20 @@ pub struct WholeFile {
 }
 
 impl WholeFile {
-    /// Starts the file; nothing appears at `path` until `commit`.
-    pub fn create(path: &Path) -> io::Result<Self> {
+    /// Starts the file; nothing appears at `path` until `commit`. An output that is one of
+    /// `inputs` is refused: it would replace what it is made from.
+    pub fn create(path: &Path, inputs: &[PathBuf]) -> io::Result<Self> {
+        if let Ok(output) = path.canonicalize() {
+            if inputs
+                .iter()
+                .any(|input| input.canonicalize().is_ok_and(|input| input == output))
+            {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    "the output is also an input: choose another output file",
+                ));
+            }
+        }
         let temporary = temporary_beside(path, "")?;
         Ok(Self {
             file: BufWriter::with_capacity(1 << 20, temporary),
@@ -65,7 +77,7 @@ pub fn folder_of(path: &Path) -> &Path {
 
 /// `bytes` as the whole new content of `path`.
 pub fn write_whole_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let mut file = WholeFile::create(path)?;
+    let mut file = WholeFile::create(path, &[])?;
     file.write_all(bytes)?;
     file.commit()
 }
@@ -81,7 +93,7 @@ mod tests {
         let path = dir.join("out.bin");
         std::fs::write(&path, b"old").unwrap();
 
-        let mut file = WholeFile::create(&path).unwrap();
+        let mut file = WholeFile::create(&path, &[]).unwrap();
         file.write_all(b"new content").unwrap();
         file.flush().unwrap();
         assert_eq!(std::fs::read(&path).unwrap(), b"old");
@@ -97,6 +109,21 @@ mod tests {
         assert_eq!(std::fs::read(&path).unwrap(), b"new content");
         assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
         std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn an_output_that_is_an_input_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("games.vf");
+        std::fs::write(&input, b"games").unwrap();
+        // The same file by another name is still the input.
+        let same = dir.path().join(".").join("games.vf");
+        let error = WholeFile::create(&same, &[dir.path().join("other.vf"), input.clone()])
+            .err()
+            .expect("refused");
+        assert_eq!(error.kind(), io::ErrorKind::InvalidInput);
+        assert_eq!(std::fs::read(&input).unwrap(), b"games");
+        assert!(WholeFile::create(&dir.path().join("out.bin"), &[input]).is_ok());
     }
 
     #[cfg(unix)]

@@ -179,9 +179,10 @@ pub fn write_bulletformat(path: &Path, boards: &[ChessBoard]) -> Result<()> {
     write_records(path, boards.iter().copied())
 }
 
-/// Writes `boards` so that `path` is either the whole new file or untouched.
+/// Writes `boards` so that `path` is either the whole new file or untouched (it may be the
+/// file they were read from: they are in memory).
 pub fn write_records(path: &Path, boards: impl Iterator<Item = ChessBoard>) -> Result<()> {
-    let mut out = WholeFile::create(path).map_err(TrainerError::io(path))?;
+    let mut out = WholeFile::create(path, &[]).map_err(TrainerError::io(path))?;
     for board in boards {
         out.write_all(&encode(&board))
             .map_err(TrainerError::io(path))?;
