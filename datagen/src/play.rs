@@ -38,7 +38,7 @@ pub struct PlayArgs {
     #[command(flatten)]
     pub target: TargetArgs,
     /// Worker threads, each with its own single-threaded engine.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=4096).map(|n| n as usize))]
     pub threads: usize,
     /// Net file (bullet layout); the embedded net by default.
     #[arg(long)]
@@ -118,8 +118,8 @@ pub enum PlayError {
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error(transparent)]
-    Net(#[from] NetworkError),
+    #[error("{path}: {source}")]
+    Net { path: PathBuf, source: NetworkError },
     #[error(transparent)]
     Book(#[from] BookError),
     #[error(transparent)]
@@ -375,7 +375,10 @@ pub fn run(args: &PlayArgs) -> Result<PlaySummary, PlayError> {
         return Err(PlayError::OneOpening);
     }
     let network = match &args.net {
-        Some(path) => Network::load(path)?,
+        Some(path) => Network::load(path).map_err(|source| PlayError::Net {
+            path: path.clone(),
+            source,
+        })?,
         None => Network::embedded(),
     };
     let book = args.book.as_deref().map(Book::load).transpose()?;
@@ -407,7 +410,7 @@ pub fn run(args: &PlayArgs) -> Result<PlaySummary, PlayError> {
         source,
     })?;
     let _lock = lock_output(&args.out)?;
-    let (before, workers) = open_output(args, args.threads.max(1), &network)?;
+    let (before, workers) = open_output(args, args.threads, &network)?;
     let openings = OpeningSource::new(book.as_ref(), args.dfrc, args.random_plies.clone());
     let recipe = recipe(args, &network, &openings, soft_nodes, hard_nodes);
     if recipe
@@ -423,7 +426,7 @@ pub fn run(args: &PlayArgs) -> Result<PlaySummary, PlayError> {
         );
     }
     let mut clock =
-        RunClock::start(&args.out, args.threads.max(1), before.games).map_err(PlayError::Spent)?;
+        RunClock::start(&args.out, args.threads, before.games).map_err(PlayError::Spent)?;
     let save_failed = |source| PlayError::Io {
         path: args.out.join(spent::FILE_NAME),
         source,

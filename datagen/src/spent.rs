@@ -110,14 +110,20 @@ impl RunClock {
             );
             before.cpu_seconds = None;
         }
-        Ok(Self {
+        let mut clock = Self {
             path: dir.join(FILE_NAME),
             before,
             threads,
             start: now,
             cpu_start: ProcessTime::try_now().ok(),
             last_save: now,
-        })
+        };
+        // Written at once, so that a run killed within its first minute still leaves a record
+        // (its games' time is then short by at most that minute, but known to exist).
+        clock
+            .save()
+            .map_err(|e| format!("{}: {e}", clock.path.display()))?;
+        Ok(clock)
     }
 
     pub fn total(&self) -> Spent {
@@ -158,6 +164,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         assert_eq!(Spent::read(dir.path()), Ok(Spent::default()));
         let mut clock = RunClock::start(dir.path(), 2, 0).unwrap();
+        // On disk from the start: a run killed at once still leaves its record.
+        assert!(dir.path().join(FILE_NAME).exists());
         // 30 ms of work on this thread: the process's CPU time grows by at least that.
         let busy = ThreadTime::now();
         while busy.elapsed() < Duration::from_millis(30) {

@@ -27,6 +27,16 @@ pub enum WriteError {
     Unreadable(ReadError),
 }
 
+impl From<ReadError> for WriteError {
+    /// A file that cannot be read is an I/O failure; one that reads wrong is refused.
+    fn from(error: ReadError) -> Self {
+        match error {
+            ReadError::Io { path, source } => WriteError::Io { path, source },
+            other => WriteError::Unreadable(other),
+        }
+    }
+}
+
 /// What a file already held when it was opened for appending.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct Existing {
@@ -51,8 +61,8 @@ impl GameWriter {
         };
         let mut existing = Existing::default();
         if path.exists() {
-            let mut reader = GameReader::open(path).map_err(WriteError::Unreadable)?;
-            while let Some(stored) = reader.next_game().map_err(WriteError::Unreadable)? {
+            let mut reader = GameReader::open(path)?;
+            while let Some(stored) = reader.next_game()? {
                 existing.games += 1;
                 existing.positions += stored.game.len() as u64;
             }

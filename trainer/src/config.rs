@@ -105,6 +105,17 @@ impl Config {
                 "no data: give bulletformat files with --data or viriformat files with --viri",
             );
         }
+        // Checked now, not at the first save, which may be hours of training away.
+        if self.net_id.is_empty()
+            || self.net_id.starts_with('.')
+            || self.net_id.contains(['/', '\\'])
+        {
+            return Err(TrainerError::Config(format!(
+                "net id {:?} names the output files: give a plain name, without path \
+                 separators or a leading '.'",
+                self.net_id
+            )));
+        }
         if self.batch_size == 0 || self.batches_per_superbatch == 0 || self.superbatches == 0 {
             return fail("batch size, batches per superbatch and superbatches must be at least 1");
         }
@@ -258,6 +269,20 @@ mod tests {
         assert_eq!(again.to_toml(), config.to_toml());
         let error = Config::from_toml("net_id = \"x\"\nbogus = 1").unwrap_err();
         assert!(error.to_string().contains("line 2"), "{error}");
+    }
+
+    #[test]
+    fn a_net_id_must_be_a_plain_file_name() {
+        let with_id = |net_id: &str| Config {
+            net_id: net_id.into(),
+            data: vec!["a.bin".into()],
+            ..Config::default()
+        };
+        assert!(with_id("gen11-512-ob8").validate().is_ok());
+        for bad in ["", ".hidden", "runs/x", "../escaped", "a\\b"] {
+            let error = with_id(bad).validate().unwrap_err();
+            assert!(error.to_string().contains("plain name"), "{bad:?}: {error}");
+        }
     }
 
     #[test]

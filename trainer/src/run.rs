@@ -31,9 +31,39 @@ pub struct Start {
     pub quiet: bool,
 }
 
+/// A new run into a folder that holds an earlier run's checkpoints or final net of the same id
+/// would mix the two runs' files (and log): refused. (A run killed before its first checkpoint
+/// left nothing to continue, so its log may be written over.)
+fn check_no_earlier_run(config: &Config) -> Result<()> {
+    let Ok(entries) = std::fs::read_dir(&config.out_dir) else {
+        return Ok(());
+    };
+    let id = &config.net_id;
+    let checkpoint_of_id = |name: &str| {
+        name.strip_prefix(id.as_str())
+            .and_then(|rest| rest.strip_prefix('-'))
+            .and_then(|rest| rest.strip_suffix(".ckpt"))
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    };
+    let earlier = entries
+        .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
+        .find(|name| *name == format!("{id}.nnue") || checkpoint_of_id(name));
+    match earlier {
+        Some(name) => Err(TrainerError::Config(format!(
+            "{} already holds a run of {id} ({name}): continue it with --resume, or give \
+             another --out-dir or --net-id",
+            config.out_dir.display()
+        ))),
+        None => Ok(()),
+    }
+}
+
 /// Trains to the end of the schedule and returns the path of the final quantised net.
 pub fn run(config: &Config, start: Start) -> Result<PathBuf> {
     config.validate()?;
+    if start.resume.is_none() {
+        check_no_earlier_run(config)?;
+    }
     crate::with_hidden!(config.hidden, N => {
         crate::with_precision!(config.precision, P => run_at::<N, P>(config, start))
     })

@@ -82,6 +82,24 @@ fn resume_matches(precision: Precision, buckets: usize) {
     let log = std::fs::read_to_string(config.out_dir.join("log.csv")).unwrap();
     assert_eq!(log.lines().count(), 5, "{log}");
 
+    // A new run into the finished one's folder would mix the two: refused, nothing touched.
+    let again = run(
+        &Config {
+            superbatches: 1,
+            ..config.clone()
+        },
+        Start {
+            resume: None,
+            quiet: true,
+        },
+    );
+    let error = again.expect_err("a second run into the folder is refused");
+    assert!(error.to_string().contains("--resume"), "{error}");
+    assert_eq!(
+        std::fs::read_to_string(config.out_dir.join("log.csv")).unwrap(),
+        log
+    );
+
     // bullet's file for that shape: 2·(769·N + B·(2N + 1)) bytes, padded to a multiple of 64.
     let size = std::fs::metadata(&net).unwrap().len() as usize;
     assert_eq!(
