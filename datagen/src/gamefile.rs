@@ -42,6 +42,8 @@ pub enum ReadError {
         offset: u64,
         reason: String,
     },
+    #[error("{path}: the folder holds no .vf game files")]
+    NoGameFiles { path: PathBuf },
     /// A well-formed game with an illegal move; the games after it can still be read.
     #[error("{path}: game at offset {offset}: move {} is not legal", ply + 1)]
     IllegalMove {
@@ -306,7 +308,8 @@ fn check_header(header: &[u8]) -> Result<(), String> {
     Ok(())
 }
 
-/// Expands directories into the `.vf` files directly inside them, sorted by name.
+/// Expands directories into the `.vf` files directly inside them, sorted by name. A folder
+/// without any is refused: a mistyped folder would otherwise pass as checked, empty data.
 pub fn collect_inputs(paths: &[PathBuf]) -> Result<Vec<PathBuf>, ReadError> {
     let mut files = Vec::new();
     for path in paths {
@@ -319,6 +322,9 @@ pub fn collect_inputs(paths: &[PathBuf]) -> Result<Vec<PathBuf>, ReadError> {
                 .filter_map(|entry| entry.ok().map(|e| e.path()))
                 .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "vf"))
                 .collect();
+            if found.is_empty() {
+                return Err(ReadError::NoGameFiles { path: path.clone() });
+            }
             found.sort();
             files.extend(found);
         } else {
@@ -326,4 +332,29 @@ pub fn collect_inputs(paths: &[PathBuf]) -> Result<Vec<PathBuf>, ReadError> {
         }
     }
     Ok(files)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_folder_gives_its_game_files_and_one_without_any_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("notes.txt"), b"not games").unwrap();
+        let folder = [dir.path().to_path_buf()];
+        assert!(matches!(
+            collect_inputs(&folder),
+            Err(ReadError::NoGameFiles { path }) if path == dir.path()
+        ));
+        for name in ["b.vf", "a.vf"] {
+            std::fs::write(dir.path().join(name), b"").unwrap();
+        }
+        let names: Vec<_> = collect_inputs(&folder)
+            .unwrap()
+            .iter()
+            .map(|p| p.file_name().unwrap().to_owned())
+            .collect();
+        assert_eq!(names, ["a.vf", "b.vf"]);
+    }
 }

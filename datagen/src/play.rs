@@ -386,7 +386,13 @@ pub fn run(args: &PlayArgs) -> Result<PlaySummary, PlayError> {
         .adjudication
         .syzygy
         .as_deref()
-        .map(Tablebases::open)
+        .map(|path| match Tablebases::open(path) {
+            // Adjudication asked for and impossible: refused, not silently skipped.
+            Ok(tables) if tables.files() == 0 => {
+                Err(format!("no Syzygy tables (.rtbw, .rtbz) in {path}"))
+            }
+            opened => opened,
+        })
         .transpose()
         .map_err(PlayError::Syzygy)?;
     if let Some(tables) = &tablebases {

@@ -55,10 +55,15 @@ impl Write for WholeFile {
 
 /// A hidden temporary file in `path`'s folder, to be renamed over it, whose permissions are
 /// those of a file created there as usual (tempfile's own default, owner-only, would stay with
-/// the renamed file).
+/// the renamed file). Its name, `.<file name>.<random>`, says whose it is if a killed run
+/// leaves it behind.
 pub fn temporary_beside(path: &Path, suffix: &str) -> io::Result<NamedTempFile> {
+    let prefix = match path.file_name() {
+        Some(name) => format!(".{}.", name.to_string_lossy()),
+        None => ".".to_string(),
+    };
     let mut builder = tempfile::Builder::new();
-    builder.prefix(".").suffix(suffix);
+    builder.prefix(&prefix).suffix(suffix);
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
@@ -97,6 +102,14 @@ mod tests {
         file.write_all(b"new content").unwrap();
         file.flush().unwrap();
         assert_eq!(std::fs::read(&path).unwrap(), b"old");
+        let names: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+            .collect();
+        assert!(
+            names.iter().any(|name| name.starts_with(".out.bin.")),
+            "the temporary names its target: {names:?}"
+        );
         drop(file);
         assert_eq!(std::fs::read(&path).unwrap(), b"old");
         assert_eq!(

@@ -259,6 +259,24 @@ fn a_broken_table_is_reported_and_the_game_plays_on() {
 }
 
 #[test]
+fn a_folder_without_tables_is_refused() {
+    let dir = scratch_dir("selfplay-no-syzygy");
+    let tables = dir.join("tables");
+    std::fs::create_dir(&tables).unwrap();
+    let out = dir.join("out");
+    let output = Command::new(env!("CARGO_BIN_EXE_datagen"))
+        .args(["play", "--out", out.to_str().unwrap(), "--games", "1"])
+        .arg("--syzygy")
+        .arg(&tables)
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("no Syzygy tables"), "{stderr}");
+    assert!(!out.exists(), "nothing written");
+}
+
+#[test]
 fn a_torn_game_is_cut_off_and_the_run_resumes_without_repeats() {
     let dir = scratch_dir("selfplay-torn");
     play(&dir, &["--games", "4", "--seed", "9"]);

@@ -13,6 +13,10 @@ use crate::error::{Result, TrainerError};
 use crate::precision::Precision;
 use crate::schedule::{LrSchedule, WdlSchedule};
 
+/// The most training threads a run takes: far above any machine's cores, low enough that a
+/// typo is refused rather than spawning a million threads.
+pub const MAX_THREADS: usize = 1024;
+
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Config {
@@ -98,6 +102,26 @@ impl Config {
         toml::to_string_pretty(self).expect("a config always serialises")
     }
 
+    /// Fixes the data a new run reads: every path absolute, so that `--resume` from another
+    /// folder finds the same files, and each folder given to `--viri` replaced by the `.vf`
+    /// files in it now, so that games added later do not change a resumed run's data.
+    pub fn resolve_data_paths(&mut self) -> Result<()> {
+        let absolute = |path: &PathBuf| std::path::absolute(path).map_err(TrainerError::io(path));
+        if let Some(folder) = self.data.iter().find(|path| path.is_dir()) {
+            return Err(TrainerError::Config(format!(
+                "{}: --data takes bulletformat files, not a folder (viriformat game folders \
+                 go to --viri)",
+                folder.display()
+            )));
+        }
+        self.data = self.data.iter().map(absolute).collect::<Result<_>>()?;
+        self.viri = datagen::gamefile::collect_inputs(&self.viri)?
+            .iter()
+            .map(absolute)
+            .collect::<Result<_>>()?;
+        Ok(())
+    }
+
     pub fn validate(&self) -> Result<()> {
         let fail = |reason: &str| Err(TrainerError::Config(reason.into()));
         if self.data.is_empty() && self.viri.is_empty() {
@@ -131,6 +155,12 @@ impl Config {
         if self.threads == 0 || self.save_rate == 0 {
             return fail("threads and save rate must be at least 1");
         }
+        if self.threads > MAX_THREADS {
+            return Err(TrainerError::Config(format!(
+                "threads must be at most {MAX_THREADS}, not {}",
+                self.threads
+            )));
+        }
         let lambdas = match self.wdl {
             WdlSchedule::Constant { value } => [value, value],
             WdlSchedule::Linear { start, end } => [start, end],
@@ -141,7 +171,12 @@ impl Config {
         let positive = |x: f32| x.is_finite() && x > 0.0;
         let rates_ok = match self.lr {
             LrSchedule::Constant { value } => positive(value),
-            LrSchedule::Step { start, gamma, .. } => positive(start) && positive(gamma),
+            LrSchedule::Step { start, gamma, step } => {
+                if step == 0 {
+                    return fail("the step schedule's --lr-step must be at least 1 superbatch");
+                }
+                positive(start) && positive(gamma)
+            }
             LrSchedule::Cosine { start, end, .. } => {
                 positive(start) && (positive(end) || end == 0.0)
             }
@@ -337,9 +372,49 @@ mod tests {
                 buckets: MAX_BUCKETS + 1,
                 ..base.clone()
             },
+            Config {
+                lr: LrSchedule::Step {
+                    start: 0.001,
+                    gamma: 0.1,
+                    step: 0,
+                },
+                ..base.clone()
+            },
+            Config {
+                threads: MAX_THREADS + 1,
+                ..base.clone()
+            },
         ];
         for config in refused {
             assert!(config.validate().is_err(), "{config:?}");
         }
+    }
+
+    #[test]
+    fn data_paths_become_absolute_and_game_folders_their_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let games = dir.path().join("games");
+        std::fs::create_dir(&games).unwrap();
+        std::fs::write(games.join("thread-1.vf"), b"").unwrap();
+        std::fs::write(games.join("thread-0.vf"), b"").unwrap();
+        let mut config = Config {
+            data: vec!["relative/data.bin".into()],
+            viri: vec![games.clone()],
+            ..Config::default()
+        };
+        config.resolve_data_paths().unwrap();
+        let here = std::env::current_dir().unwrap();
+        assert_eq!(config.data, [here.join("relative/data.bin")]);
+        assert_eq!(
+            config.viri,
+            [games.join("thread-0.vf"), games.join("thread-1.vf")]
+        );
+
+        let mut folder_as_data = Config {
+            data: vec![games],
+            ..Config::default()
+        };
+        let error = folder_as_data.resolve_data_paths().unwrap_err();
+        assert!(error.to_string().contains("not a folder"), "{error}");
     }
 }

@@ -1,12 +1,13 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use clap::builder::RangedU64ValueParser;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use patina::nnue::Network;
 use viriformat::dataformat::Filter;
 
 use trainer::checkpoint::{write_whole_file, Checkpoint};
-use trainer::config::Config;
+use trainer::config::{Config, MAX_THREADS};
 use trainer::error::{Result, TrainerError};
 use trainer::loader::{write_bulletformat, Dataset};
 use trainer::precision::Precision;
@@ -58,13 +59,14 @@ enum Command {
     /// Measure training throughput for hidden sizes N (128, 256, 512, 1024), thread counts and
     /// precisions.
     Bench {
-        #[arg(long, default_value_t = 262_144)]
+        #[arg(long, default_value_t = 262_144, value_parser = at_least_one)]
         positions: usize,
-        #[arg(long, default_value_t = 12)]
+        #[arg(long, default_value_t = 12, value_parser = at_least_one)]
         batches: usize,
         #[arg(long, value_delimiter = ',', default_value = "128,256,512,1024")]
         hidden: Vec<usize>,
-        #[arg(long, value_delimiter = ',', default_value = "1,2")]
+        #[arg(long, value_delimiter = ',', default_value = "1,2",
+              value_parser = RangedU64ValueParser::<usize>::new().range(1..=MAX_THREADS as u64))]
         threads: Vec<usize>,
         #[arg(long, value_enum, value_delimiter = ',', default_values_t = [Precision::default()])]
         precision: Vec<Precision>,
@@ -88,7 +90,7 @@ struct TrainArgs {
     /// bulletformat file (repeatable).
     #[arg(long)]
     data: Vec<PathBuf>,
-    /// viriformat game file (repeatable).
+    /// viriformat game file, or a folder of them (repeatable).
     #[arg(long)]
     viri: Vec<PathBuf>,
     #[arg(long)]
@@ -290,6 +292,15 @@ impl TrainArgs {
     }
 }
 
+/// A count that must be positive: zero batches or positions would time nothing.
+fn at_least_one(text: &str) -> std::result::Result<usize, String> {
+    match text.parse() {
+        Ok(0) => Err("must be at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(format!("{e}")),
+    }
+}
+
 fn train(args: &TrainArgs) -> Result<()> {
     if let Some(path) = &args.resume {
         if args.changes_settings() {
@@ -316,6 +327,7 @@ fn train(args: &TrainArgs) -> Result<()> {
         None => Config::default(),
     };
     args.apply(&mut config)?;
+    config.resolve_data_paths()?;
     run(
         &config,
         Start {

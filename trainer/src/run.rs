@@ -145,11 +145,15 @@ fn run_at<const N: usize, P: RowFormat>(config: &Config, start: Start) -> Result
         let done = superbatch - first_superbatch + 1;
         let left = config.superbatches as u64 - superbatch;
         let eta = timer.elapsed().as_secs_f64() / done as f64 * left as f64;
+        // Nothing is held out with --validation 0 or under ten positions (`Split::new`).
+        let validation = match record.validation_loss {
+            loss if loss.is_nan() => "none".to_string(),
+            loss => format!("{loss:.6}"),
+        };
         say(format!(
-            "superbatch {superbatch:>4}/{} | loss {:.6} | validation {:.6} | {:.2}M pos/s | lr {lr:.3e} | wdl {wdl:.2} | ETA {}",
+            "superbatch {superbatch:>4}/{} | loss {:.6} | validation {validation} | {:.2}M pos/s | lr {lr:.3e} | wdl {wdl:.2} | ETA {}",
             config.superbatches,
             record.train_loss,
-            record.validation_loss,
             record.positions_per_second / 1e6,
             hms(eta)
         ));

@@ -227,12 +227,22 @@ impl Game {
                     .collect(),
             }
         } else {
-            let wanted = normalise_san(text);
-            legal
-                .iter()
-                .copied()
-                .filter(|&mv| self.spellings(mv).contains(&wanted))
-                .collect()
+            let matching = |wanted: String| -> Vec<Move> {
+                legal
+                    .iter()
+                    .copied()
+                    .filter(|&mv| self.spellings(mv).contains(&wanted))
+                    .collect()
+            };
+            let bishop_reading = matching(normalise_san(text));
+            // `Bxc3` names a bishop; only when no bishop can, is it read as the b-pawn capture
+            // a person typed with a capital letter.
+            match text.strip_prefix('B') {
+                Some(rest) if bishop_reading.is_empty() => {
+                    matching(normalise_san(&format!("b{rest}")))
+                }
+                _ => bishop_reading,
+            }
         };
         match matches.as_slice() {
             [mv] => Ok(*mv),
@@ -411,7 +421,8 @@ fn looks_like_uci(text: &str) -> bool {
 }
 
 /// SAN as the move matcher compares it: no check, capture or promotion marks, castling with
-/// letter O, and piece letters other than `b` (a file) read as upper case.
+/// letter O, piece letters other than `b` (a file) read as upper case, and a leading capital
+/// file other than `B` (a bishop) as lower case (`E4`, `Exd5`: phone keyboards capitalise).
 fn normalise_san(text: &str) -> String {
     let text = text
         .trim_end_matches(['+', '#', '!', '?'])
@@ -425,12 +436,14 @@ fn normalise_san(text: &str) -> String {
         .chars()
         .filter(|c| !matches!(c, 'x' | 'X' | ':' | '=' | '-'))
         .collect();
-    if let Some(first) = out
-        .chars()
-        .next()
-        .filter(|c| matches!(c, 'n' | 'r' | 'q' | 'k'))
-    {
-        out.replace_range(..1, &first.to_ascii_uppercase().to_string());
+    match out.chars().next() {
+        Some(first @ ('n' | 'r' | 'q' | 'k')) => {
+            out.replace_range(..1, &first.to_ascii_uppercase().to_string());
+        }
+        Some(first @ ('A' | 'C'..='H')) => {
+            out.replace_range(..1, &first.to_ascii_lowercase().to_string());
+        }
+        _ => {}
     }
     // A lower-case promotion piece after the rank (`e8q`).
     if let [.., rank, piece] = out.as_bytes() {
@@ -559,6 +572,22 @@ mod tests {
             "'Nd2' is ambiguous; it could be Nbd2 or Nfd2"
         );
         assert_eq!(uci(&game, "Nfd2"), "f3d2");
+    }
+
+    #[test]
+    fn capital_file_letters_name_pawns() {
+        let mut game = Game::default();
+        assert_eq!(uci(&game, "E4"), "e2e4");
+        game.play(game.parse_move("e4").unwrap()).unwrap();
+        game.play(game.parse_move("d5").unwrap()).unwrap();
+        assert_eq!(uci(&game, "Exd5"), "e4d5");
+        assert_eq!(uci(&game, "Bb5+"), "f1b5");
+        // b2-b4 then ...a5: `Bxa5` names the b-pawn only because no bishop reaches a5.
+        let game = Game::from_fen("4k3/8/8/p7/1P6/8/8/4K3 w - - 0 1", false).unwrap();
+        assert_eq!(uci(&game, "Bxa5"), "b4a5");
+        let game = Game::from_fen("4k3/2B5/8/p7/1P6/8/8/4K3 w - - 0 1", false).unwrap();
+        assert_eq!(uci(&game, "Bxa5"), "c7a5");
+        assert_eq!(uci(&game, "bxa5"), "b4a5");
     }
 
     #[test]

@@ -249,9 +249,14 @@ impl ApiError {
     }
 }
 
-/// Reads a request: its method, its URL (path and query) and its body.
+/// Reads a request: its method, its URL (path and query) and its body. HEAD is answered as GET
+/// (tiny_http then sends the headers alone), as HTTP requires of a server that serves GET.
 fn parse_request(method: &Method, url: &str, body: &[u8]) -> Result<Api, ApiError> {
     let (path, query) = url.split_once('?').unwrap_or((url, ""));
+    let method = match method {
+        Method::Head => &Method::Get,
+        other => other,
+    };
     if let Some(asset) = ASSETS.iter().find(|asset| asset.path == path) {
         return match method {
             Method::Get => Ok(Api::Asset(asset.path)),
@@ -852,6 +857,7 @@ mod tests {
             );
         }
         assert_eq!(status(parse_request(&Method::Post, "/", b"")), 405);
+        assert_eq!(parse_request(&Method::Head, "/", b""), Ok(Api::Asset("/")));
         assert_eq!(status(parse_request(&Method::Get, "/api/move", b"")), 405);
     }
 
