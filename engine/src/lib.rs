@@ -33,4 +33,4 @@ pub use search::{Limits, Reporter, ScoreBound, SearchInfo, SearchResult, Silent}
 pub use syzygy::{Tablebases, Wdl, PATH_SEPARATOR};
 pub use tools::{openings, perft::perft, pgn, read_text};
 pub use types::{score, Bitboard, Color, Move, Piece, PieceType, Score, Square};
-pub use uci::{Executed, Uci, NAME};
+pub use uci::{command::command_lines, Executed, Uci, NAME};

@@ -4,9 +4,23 @@
 use std::io::BufReader;
 use std::process::ExitCode;
 
-use patina::{Executed, Uci};
+use patina::{command_lines, Executed, Uci};
+
+const USAGE: &str = "\
+usage: patina                      a UCI engine on standard input and output
+       patina COMMAND...           UCI commands, one per argument or as words, then exit:
+         bench [DEPTH | nn]          search the bench positions; the last line is the signature
+         perft DEPTH [FEN | startpos]  count the leaf nodes of the move tree
+         eval | d | probe            the net's evaluation, the board, a tablebase probe
+         genfens N seed S book FILE|None [dfrc]   OpenBench's opening generation
+         e.g. patina \"setoption name Hash value 64\" \"position startpos moves e2e4\" eval
+       patina play [OPTIONS]       play Patina in the terminal (patina play --help)
+       patina web [OPTIONS]        play Patina in a web page on this machine (patina web --help)
+       patina --version
+";
 
 fn main() -> ExitCode {
+    end_quietly_on_closed_output();
     let missing = patina::missing_features();
     if !missing.is_empty() {
         // On stdout as well as in the exit code: a GUI shows the engine's output, not its stderr.
@@ -23,6 +37,10 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if matches!(args.as_slice(), [flag] if flag == "--version" || flag == "-V") {
         println!("{}", patina::NAME);
+        return ExitCode::SUCCESS;
+    }
+    if matches!(args.as_slice(), [flag] if flag == "--help" || flag == "-h") {
+        print!("{USAGE}");
         return ExitCode::SUCCESS;
     }
     match args.first().map(String::as_str) {
@@ -55,16 +73,12 @@ fn main() -> ExitCode {
     }
 }
 
-/// The UCI lines the arguments stand for. OpenBench passes one command per argument
-/// (`patina "setoption name EvalFile value x.nnue" bench`); a shell user types one command as
-/// words (`patina bench 13`), and `perft N FEN…` sets the position first.
-fn command_lines(args: &[String]) -> Vec<String> {
-    match args.first().map(String::as_str) {
-        Some("perft") if args.len() > 2 => vec![
-            format!("position fen {}", args[2..].join(" ")),
-            format!("perft {}", args[1]),
-        ],
-        _ if args.iter().any(|arg| arg.contains(char::is_whitespace)) => args.to_vec(),
-        _ => vec![args.join(" ")],
+/// Rust ignores SIGPIPE, so a write to a closed pipe (`patina perft 6 | head`, a GUI that quit)
+/// panics and aborts. The default action ends the process quietly, as for any Unix tool.
+fn end_quietly_on_closed_output() {
+    #[cfg(unix)]
+    // SAFETY: restoring a signal's default action, before any thread is started.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }

@@ -552,11 +552,21 @@ fn perft_divides_by_root_move() {
     assert!(ok && zero.starts_with("\nNodes searched: 1\n"), "{zero}");
 }
 
-/// OpenBench's genfens call: every FEN on its own line, each a legal position, all distinct.
+/// OpenBench's genfens call: every FEN on its own line, each a legal position, all distinct;
+/// the position set before it is kept.
 #[test]
 fn genfens_prints_distinct_positions() {
-    let (ok, stdout) = run_with_args(&["genfens 5 seed 3 book None", "quit"]);
+    let (ok, stdout) = run_with_args(&[
+        "position startpos moves e2e4",
+        "genfens 5 seed 3 book None",
+        "d",
+        "quit",
+    ]);
     assert!(ok, "{stdout}");
+    assert!(
+        stdout.contains("Fen: rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1\n"),
+        "{stdout}"
+    );
     let fens: Vec<&str> = stdout
         .lines()
         .filter_map(|line| line.strip_prefix("info string genfens "))
@@ -567,6 +577,35 @@ fn genfens_prints_distinct_positions() {
         fens.iter().collect::<std::collections::HashSet<_>>().len(),
         5
     );
+}
+
+/// Output closed early (`patina perft 6 | head -1`) ends the engine without a panic.
+#[test]
+fn closed_output_ends_the_process_quietly() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_patina"))
+        .args(["perft", "6"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the engine binary runs");
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert!(first.starts_with("a2a3: "), "{first}");
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        assert!(
+            output.status.success() || output.status.signal() == Some(libc::SIGPIPE),
+            "{:?}",
+            output.status
+        );
+    }
 }
 
 /// `go depth 5` answers after its search; a `go` with no limit cannot end by itself, and with

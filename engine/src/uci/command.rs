@@ -8,7 +8,7 @@ use std::time::Duration;
 use thiserror::Error;
 
 use crate::board::{Board, FenError};
-use crate::search::Limits;
+use crate::search::{Limits, MAX_PLY};
 use crate::tools::genfens::GenFensRequest;
 use crate::types::Square;
 
@@ -68,6 +68,8 @@ pub enum ParseError {
     IllegalMove(String),
     #[error("unknown go parameter '{0}'")]
     UnknownGoParameter(String),
+    #[error("unexpected '{extra}' after '{command}'")]
+    Unexpected { command: String, extra: String },
 }
 
 pub fn parse(line: &str, chess960: bool) -> Result<Option<Command>, ParseError> {
@@ -82,39 +84,97 @@ pub fn parse(line: &str, chess960: bool) -> Result<Option<Command>, ParseError> 
         "ucinewgame" => Command::NewGame,
         "setoption" => parse_setoption(&rest)?,
         "position" => Command::Position(parse_position(&rest, chess960)?),
-        "go" => Command::Go(parse_go(&rest)),
+        "go" => Command::Go(parse_go(&rest)?),
         "stop" => Command::Stop,
         "ponderhit" => Command::PonderHit,
         "quit" => Command::Quit,
         // Valid UCI that asks nothing of this engine: it has no debug output and needs no
         // registration.
         "debug" | "register" => return Ok(None),
-        "bench" => match rest.first() {
-            Some(&"nn") => Command::Bench {
+        // The extensions take exactly their arguments: `eval <fen>` or `perft 5 <fen>` would
+        // otherwise answer for the current position as if for the one given.
+        "bench" => match *only(head, &rest, 1)? {
+            ["nn"] => Command::Bench {
                 depth: None,
                 nn: true,
             },
-            Some(depth) => Command::Bench {
-                depth: Some(number("bench", depth)?),
+            [depth] => Command::Bench {
+                depth: Some(bench_depth(depth)?),
                 nn: false,
             },
-            None => Command::Bench {
+            _ => Command::Bench {
                 depth: None,
                 nn: false,
             },
         },
-        "perft" => Command::Perft(number(
-            "perft",
-            rest.first()
-                .ok_or(ParseError::MissingValue("perft".into()))?,
-        )?),
-        "eval" => Command::Eval,
-        "d" => Command::Display,
-        "probe" => Command::Probe,
+        "perft" => match *only(head, &rest, 1)? {
+            [depth] => Command::Perft(number("perft", depth)?),
+            _ => return Err(ParseError::MissingValue("perft".into())),
+        },
+        "eval" => only(head, &rest, 0).map(|_| Command::Eval)?,
+        "d" => only(head, &rest, 0).map(|_| Command::Display)?,
+        "probe" => only(head, &rest, 0).map(|_| Command::Probe)?,
         "genfens" => Command::GenFens(parse_genfens(&rest)?),
         _ => return Err(ParseError::Unknown(head.to_string())),
     };
     Ok(Some(command))
+}
+
+/// `rest`, which may hold at most `most` arguments of `command`.
+fn only<'a, 'b>(
+    command: &str,
+    rest: &'a [&'b str],
+    most: usize,
+) -> Result<&'a [&'b str], ParseError> {
+    match rest.get(most) {
+        Some(extra) => Err(ParseError::Unexpected {
+            command: [&[command], &rest[..most]].concat().join(" "),
+            extra: extra.to_string(),
+        }),
+        None => Ok(rest),
+    }
+}
+
+/// A bench depth the search can reach: 1 to `MAX_PLY - 1`.
+fn bench_depth(text: &str) -> Result<i32, ParseError> {
+    number("bench", text)
+        .ok()
+        .filter(|depth| (1..MAX_PLY as i32).contains(depth))
+        .ok_or_else(|| ParseError::BadValue {
+            key: "bench".into(),
+            value: text.to_string(),
+        })
+}
+
+/// The command lines that `patina`'s arguments stand for. OpenBench passes one command per
+/// argument (`patina "setoption name EvalFile value x.nnue" bench`); a shell user types a
+/// command as words (`patina bench 13`). Both, and a mix of them, read the same way: an
+/// argument that begins with a command's name starts a line, any other continues the line
+/// before. `perft N FEN…` sets the position first, and `perft N startpos` is the start position.
+pub fn command_lines(args: &[String]) -> Vec<String> {
+    if let [perft, depth, position @ ..] = args {
+        if perft == "perft" && !position.is_empty() {
+            let position = match position {
+                [startpos] if startpos == "startpos" => "startpos".to_string(),
+                fen => format!("fen {}", fen.join(" ")),
+            };
+            return vec![format!("position {position}"), format!("perft {depth}")];
+        }
+    }
+    let mut lines: Vec<String> = Vec::new();
+    for arg in args {
+        let word = arg.split_whitespace().next().unwrap_or_default();
+        let starts_command =
+            !word.is_empty() && !matches!(parse(word, false), Err(ParseError::Unknown(_)));
+        match lines.last_mut() {
+            Some(line) if !starts_command => {
+                line.push(' ');
+                line.push_str(arg);
+            }
+            _ => lines.push(arg.clone()),
+        }
+    }
+    lines
 }
 
 fn number<T: std::str::FromStr>(key: &str, value: &str) -> Result<T, ParseError> {
@@ -124,7 +184,8 @@ fn number<T: std::str::FromStr>(key: &str, value: &str) -> Result<T, ParseError>
     })
 }
 
-/// OpenBench's `genfens N seed S book <path|None> [extra]`; `extra` may contain `dfrc`.
+/// OpenBench's `genfens N seed S book <path|None> [extra]`; `extra` may be `dfrc`. Any other
+/// word is refused: a misspelt `seed` or `book` would silently give other openings.
 fn parse_genfens(tokens: &[&str]) -> Result<GenFensRequest, ParseError> {
     let count = number(
         "genfens",
@@ -157,9 +218,15 @@ fn parse_genfens(tokens: &[&str]) -> Result<GenFensRequest, ParseError> {
                 request.book = (!path.eq_ignore_ascii_case("none")).then(|| PathBuf::from(path));
                 i += 2;
             }
-            extra => {
-                request.dfrc |= extra.eq_ignore_ascii_case("dfrc");
+            extra if extra.eq_ignore_ascii_case("dfrc") => {
+                request.dfrc = true;
                 i += 1;
+            }
+            extra => {
+                return Err(ParseError::Unexpected {
+                    command: format!("genfens {}", tokens[..i].join(" ")),
+                    extra: extra.to_string(),
+                })
             }
         }
     }
@@ -199,15 +266,18 @@ fn parse_position(tokens: &[&str], chess960: bool) -> Result<Board, ParseError> 
     Ok(board)
 }
 
-fn parse_go(tokens: &[&str]) -> GoCommand {
+fn parse_go(tokens: &[&str]) -> Result<GoCommand, ParseError> {
     let mut go = GoCommand::default();
     let mut rest = tokens.iter().copied().peekable();
     while let Some(key) = rest.next() {
-        if let Err(error) = go.read(key, &mut rest) {
-            go.skipped.push(error);
+        match go.read(key, &mut rest) {
+            Ok(()) => {}
+            // `go perft` is a test, not a game: a bad depth is refused, never a search instead.
+            Err(error) if key == "perft" => return Err(error),
+            Err(error) => go.skipped.push(error),
         }
     }
-    go
+    Ok(go)
 }
 
 impl GoCommand {
@@ -339,6 +409,76 @@ mod tests {
             parse("position fen 8/8/8 w - - 0 1", false),
             Err(ParseError::Fen(_))
         ));
+    }
+
+    #[test]
+    fn extensions_refuse_what_they_do_not_take() {
+        for (line, error) in [
+            (
+                "eval 8/8/8/8/8/8/8/K6k w - - 0 1",
+                "unexpected '8/8/8/8/8/8/8/K6k' after 'eval'",
+            ),
+            ("d x", "unexpected 'x' after 'd'"),
+            ("probe now", "unexpected 'now' after 'probe'"),
+            ("perft 2 junk", "unexpected 'junk' after 'perft 2'"),
+            ("bench 1 extra", "unexpected 'extra' after 'bench 1'"),
+            ("bench 0", "'0' is not a valid value for 'bench'"),
+            ("bench -5", "'-5' is not a valid value for 'bench'"),
+            ("bench 1000", "'1000' is not a valid value for 'bench'"),
+            ("go perft -2", "'-2' is not a valid value for 'perft'"),
+            (
+                "genfens 2 sed 1 book None",
+                "unexpected 'sed' after 'genfens 2'",
+            ),
+            (
+                "genfens 2 seed 7 bok x",
+                "unexpected 'bok' after 'genfens 2 seed 7'",
+            ),
+        ] {
+            assert_eq!(parse(line, false).unwrap_err().to_string(), error, "{line}");
+        }
+        assert!(matches!(
+            parse("bench 127", false),
+            Ok(Some(Command::Bench {
+                depth: Some(127),
+                nn: false
+            }))
+        ));
+        assert!(matches!(
+            parse("genfens 4 seed 9 book None DFRC", false),
+            Ok(Some(Command::GenFens(GenFensRequest {
+                count: 4,
+                seed: 9,
+                book: None,
+                dfrc: true
+            })))
+        ));
+    }
+
+    #[test]
+    fn arguments_become_command_lines() {
+        let lines =
+            |args: &[&str]| command_lines(&args.iter().map(|a| a.to_string()).collect::<Vec<_>>());
+        assert_eq!(lines(&["bench", "13"]), ["bench 13"]);
+        assert_eq!(
+            lines(&["setoption name Hash value 16", "bench", "1"]),
+            ["setoption name Hash value 16", "bench 1"]
+        );
+        assert_eq!(
+            lines(&["genfens 5 seed 3 book None", "quit"]),
+            ["genfens 5 seed 3 book None", "quit"]
+        );
+        assert_eq!(lines(&["bench", " 1"]), ["bench  1"]);
+        assert_eq!(
+            lines(&["perft", "3", "8/8/8/8/8/8/8/K6k", "w", "-", "-", "0", "1"]),
+            ["position fen 8/8/8/8/8/8/8/K6k w - - 0 1", "perft 3"]
+        );
+        assert_eq!(
+            lines(&["perft", "4", "startpos"]),
+            ["position startpos", "perft 4"]
+        );
+        // Nothing before it to continue: an unknown first word is its own (refused) line.
+        assert_eq!(lines(&["frobnicate", "2"]), ["frobnicate 2"]);
     }
 
     #[test]

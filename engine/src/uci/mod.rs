@@ -199,10 +199,14 @@ impl Uci {
                 None => println!("info string tablebase none"),
             },
             Command::GenFens(request) => {
-                genfens::generate(&mut self.engine, &request, |fen| {
+                // Its trial searches set positions of their own; the game's is put back.
+                let board = self.engine.board().clone();
+                let generated = genfens::generate(&mut self.engine, &request, |fen| {
                     println!("info string genfens {fen}");
-                })
-                .map_err(|e| e.to_string())?;
+                });
+                self.engine.clear();
+                self.engine.set_board(board);
+                generated.map_err(|e| e.to_string())?;
             }
         }
         let _ = std::io::stdout().flush();
