@@ -132,10 +132,11 @@ fn run_at<const N: usize, P: RowFormat>(config: &Config, start: Start) -> Result
         }
         bar.finish_and_clear();
         let seconds = clock.elapsed().as_secs_f64();
+        let validation_loss = trainer.validation_loss(wdl);
         let record = Record {
             superbatch,
             train_loss: loss_sum / batches as f64,
-            validation_loss: trainer.validation_loss(wdl).unwrap_or(f64::NAN),
+            validation_loss: validation_loss.unwrap_or(f64::NAN),
             lr,
             wdl,
             positions_per_second: (batches as usize * config.batch_size) as f64 / seconds,
@@ -145,11 +146,8 @@ fn run_at<const N: usize, P: RowFormat>(config: &Config, start: Start) -> Result
         let done = superbatch - first_superbatch + 1;
         let left = config.superbatches as u64 - superbatch;
         let eta = timer.elapsed().as_secs_f64() / done as f64 * left as f64;
-        // Nothing is held out with --validation 0 or under ten positions (`Split::new`).
-        let validation = match record.validation_loss {
-            loss if loss.is_nan() => "none".to_string(),
-            loss => format!("{loss:.6}"),
-        };
+        // Nothing is held out with --validation 0 or data under ten positions (`Split::new`).
+        let validation = validation_loss.map_or("none".to_string(), |loss| format!("{loss:.6}"));
         say(format!(
             "superbatch {superbatch:>4}/{} | loss {:.6} | validation {validation} | {:.2}M pos/s | lr {lr:.3e} | wdl {wdl:.2} | ETA {}",
             config.superbatches,

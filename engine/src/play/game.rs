@@ -227,22 +227,12 @@ impl Game {
                     .collect(),
             }
         } else {
-            let matching = |wanted: String| -> Vec<Move> {
-                legal
-                    .iter()
-                    .copied()
-                    .filter(|&mv| self.spellings(mv).contains(&wanted))
-                    .collect()
-            };
-            let bishop_reading = matching(normalise_san(text));
-            // `Bxc3` names a bishop; only when no bishop can, is it read as the b-pawn capture
-            // a person typed with a capital letter.
-            match text.strip_prefix('B') {
-                Some(rest) if bishop_reading.is_empty() => {
-                    matching(normalise_san(&format!("b{rest}")))
-                }
-                _ => bishop_reading,
-            }
+            let wanted = normalise_san(text);
+            legal
+                .iter()
+                .copied()
+                .filter(|&mv| self.spellings(mv).contains(&wanted))
+                .collect()
         };
         match matches.as_slice() {
             [mv] => Ok(*mv),
@@ -421,8 +411,9 @@ fn looks_like_uci(text: &str) -> bool {
 }
 
 /// SAN as the move matcher compares it: no check, capture or promotion marks, castling with
-/// letter O, piece letters other than `b` (a file) read as upper case, and a leading capital
-/// file other than `B` (a bishop) as lower case (`E4`, `Exd5`: phone keyboards capitalise).
+/// letter O, piece letters other than `b` (a file) read as upper case, and a pawn push typed
+/// with a capital file (`E4`, `B8=Q`: phone keyboards capitalise) read as lower case. Only a
+/// push: a capital before `x` may be another language's piece letter (`Dxe5`, `Fxe5`).
 fn normalise_san(text: &str) -> String {
     let text = text
         .trim_end_matches(['+', '#', '!', '?'])
@@ -436,14 +427,13 @@ fn normalise_san(text: &str) -> String {
         .chars()
         .filter(|c| !matches!(c, 'x' | 'X' | ':' | '=' | '-'))
         .collect();
-    match out.chars().next() {
-        Some(first @ ('n' | 'r' | 'q' | 'k')) => {
-            out.replace_range(..1, &first.to_ascii_uppercase().to_string());
-        }
-        Some(first @ ('A' | 'C'..='H')) => {
-            out.replace_range(..1, &first.to_ascii_lowercase().to_string());
-        }
-        _ => {}
+    let first = match out.as_bytes() {
+        [piece @ (b'n' | b'r' | b'q' | b'k'), ..] => Some(piece.to_ascii_uppercase()),
+        [file @ b'A'..=b'H', b'1'..=b'8', ..] => Some(file.to_ascii_lowercase()),
+        _ => None,
+    };
+    if let Some(first) = first {
+        out.replace_range(..1, &char::from(first).to_string());
     }
     // A lower-case promotion piece after the rank (`e8q`).
     if let [.., rank, piece] = out.as_bytes() {
@@ -575,19 +565,19 @@ mod tests {
     }
 
     #[test]
-    fn capital_file_letters_name_pawns() {
-        let mut game = Game::default();
+    fn a_pawn_push_may_have_a_capital_file() {
+        let game = Game::default();
         assert_eq!(uci(&game, "E4"), "e2e4");
-        game.play(game.parse_move("e4").unwrap()).unwrap();
-        game.play(game.parse_move("d5").unwrap()).unwrap();
-        assert_eq!(uci(&game, "Exd5"), "e4d5");
-        assert_eq!(uci(&game, "Bb5+"), "f1b5");
-        // b2-b4 then ...a5: `Bxa5` names the b-pawn only because no bishop reaches a5.
-        let game = Game::from_fen("4k3/8/8/p7/1P6/8/8/4K3 w - - 0 1", false).unwrap();
-        assert_eq!(uci(&game, "Bxa5"), "b4a5");
-        let game = Game::from_fen("4k3/2B5/8/p7/1P6/8/8/4K3 w - - 0 1", false).unwrap();
-        assert_eq!(uci(&game, "Bxa5"), "c7a5");
-        assert_eq!(uci(&game, "bxa5"), "b4a5");
+        assert_eq!(uci(&game, "B3"), "b2b3");
+        let promotion = Game::from_fen("4k3/1P6/8/8/8/8/8/4K3 w - - 0 1", false).unwrap();
+        assert_eq!(uci(&promotion, "B8=Q"), "b7b8q");
+        // A capital before a capture stays a piece letter: German `Dxe5` (a queen) is not the
+        // d-pawn's capture, and a pinned bishop's `Bxc4` is not the b-pawn's.
+        let capture = Game::from_fen("4k3/8/8/4p3/3P4/8/8/4K3 w - - 0 1", false).unwrap();
+        assert!(capture.parse_move("Dxe5").is_err());
+        assert_eq!(uci(&capture, "dxe5"), "d4e5");
+        let pinned = Game::from_fen("3r2k1/8/8/8/2p5/1P1B4/8/3K4 w - - 0 1", false).unwrap();
+        assert!(pinned.parse_move("Bxc4").is_err());
     }
 
     #[test]

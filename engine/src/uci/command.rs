@@ -147,10 +147,11 @@ fn bench_depth(text: &str) -> Result<i32, ParseError> {
 }
 
 /// The command lines that `patina`'s arguments stand for. OpenBench passes one command per
-/// argument (`patina "setoption name EvalFile value x.nnue" bench`); a shell user types a
-/// command as words (`patina bench 13`). Both, and a mix of them, read the same way: an
-/// argument that begins with a command's name starts a line, any other continues the line
-/// before. `perft N FEN…` sets the position first, and `perft N startpos` is the start position.
+/// argument (`patina "setoption name EvalFile value x.nnue" bench`), and an argument holding a
+/// space is always a whole command; a shell user types a command as words (`patina bench 13`),
+/// and a bare word continues the words before it unless it names a command (`patina
+/// "setoption name Hash value 16" bench 4` is two commands). `perft N FEN…` sets the position
+/// first, and `perft N startpos` is the start position.
 pub fn command_lines(args: &[String]) -> Vec<String> {
     if let [perft, depth, position @ ..] = args {
         if perft == "perft" && !position.is_empty() {
@@ -162,19 +163,37 @@ pub fn command_lines(args: &[String]) -> Vec<String> {
         }
     }
     let mut lines: Vec<String> = Vec::new();
+    // Whether the last line was made of bare words, which may go on.
+    let mut open = false;
     for arg in args {
-        let word = arg.split_whitespace().next().unwrap_or_default();
-        let starts_command =
-            !word.is_empty() && !matches!(parse(word, false), Err(ParseError::Unknown(_)));
+        if arg.contains(char::is_whitespace) {
+            lines.push(arg.clone());
+            open = false;
+            continue;
+        }
         match lines.last_mut() {
-            Some(line) if !starts_command => {
+            Some(line) if open && continues(line, arg) => {
                 line.push(' ');
                 line.push_str(arg);
             }
-            _ => lines.push(arg.clone()),
+            _ => {
+                lines.push(arg.clone());
+                open = true;
+            }
         }
     }
     lines
+}
+
+/// Whether the bare word `word` belongs to `line`: it names no command, or it is `go`'s `perft`
+/// or the first word of a `setoption` value (`setoption name EvalFile value eval`).
+fn continues(line: &str, word: &str) -> bool {
+    let names_command = !matches!(parse(word, false), Err(ParseError::Unknown(_)));
+    let mut words = line.split_whitespace();
+    let head = words.next();
+    !names_command
+        || (head == Some("go") && word == "perft")
+        || (head == Some("setoption") && words.last() == Some("value"))
 }
 
 fn number<T: std::str::FromStr>(key: &str, value: &str) -> Result<T, ParseError> {
@@ -468,7 +487,15 @@ mod tests {
             lines(&["genfens 5 seed 3 book None", "quit"]),
             ["genfens 5 seed 3 book None", "quit"]
         );
-        assert_eq!(lines(&["bench", " 1"]), ["bench  1"]);
+        assert_eq!(lines(&["go", "perft", "3"]), ["go perft 3"]);
+        assert_eq!(
+            lines(&["setoption", "name", "EvalFile", "value", "eval", "bench"]),
+            ["setoption name EvalFile value eval", "bench"]
+        );
+        assert_eq!(
+            lines(&["setoption name Hash value 16", "eval", "x"]),
+            ["setoption name Hash value 16", "eval x"]
+        );
         assert_eq!(
             lines(&["perft", "3", "8/8/8/8/8/8/8/K6k", "w", "-", "-", "0", "1"]),
             ["position fen 8/8/8/8/8/8/8/K6k w - - 0 1", "perft 3"]
