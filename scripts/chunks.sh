@@ -9,15 +9,18 @@
 #   scripts/games.py ledger [--sprt ELO0 ELO1] LEDGER      the totals so far
 #
 # Environment: GAMES (2000 in all), CHUNK (50 games, even), DATA (the chunks' PGNs and logs,
-# ~/patina-data/chunks/<ledger name>), and what scripts/sprt.sh reads (TC, HASH, BOOK, ...).
+# ~/patina-data/chunks/<ledger name>; DATA/ledger names the ledger it belongs to, and another
+# ledger's folder is refused), SRAND (chunk N seeds its opening order with SRAND+N), and what
+# scripts/sprt.sh reads (TC, HASH, BOOK, ...).
 # SPRT="ELO0 ELO1" makes it an SPRT that survives stops and restarts: after every chunk the pooled pairs are
 # tested and a decision ends the match (exit code 0 for H1, 1 for H0, as sprt.sh); GAMES is then
 # the most it plays (exit code 3 if still undecided).
 # Between chunks, a file DATA/pause holds the match and DATA/stop ends it (exit code 3: not
-# finished). A chunk that does not finish ends it with exit code 4. The ledger's first line
-# identifies both binaries (by the start of their SHA-256) and the settings; a run that differs
-# from it, bounds that are not two increasing numbers, or a ledger that cannot be pooled are
-# refused (exit code 2).
+# finished). A chunk that does not finish ends it with exit code 4; one whose fastchess fails (an
+# engine, the book or an option it cannot load) or that leaves no games to count, with exit code 5.
+# The ledger's first line identifies both binaries (by the start of their SHA-256) and the
+# settings; a run that differs from it, bounds that are not two increasing numbers, or a ledger
+# that cannot be pooled are refused (exit code 2), and so is a binary that changes between chunks.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$(dirname "$1")"
@@ -27,6 +30,13 @@ data=${DATA:-$HOME/patina-data/chunks/$(basename "$ledger" .tsv)}
 mkdir -p "$data"
 exec 9> "$data/lock"
 flock -n 9 || { echo "another chunks.sh is playing into $data" >&2; exit 2; }
+# The folder is named after the ledger's file name alone: it serves the first ledger it was used for.
+[ -s "$data/ledger" ] || echo "$ledger" > "$data/ledger"
+if [ "$(cat "$data/ledger")" != "$ledger" ]; then
+  printf '%s holds the chunks of\n  %s\nnot of\n  %s\nset DATA to a folder of its own\n' \
+    "$data" "$(cat "$data/ledger")" "$ledger" >&2
+  exit 2
+fi
 
 # Waits while DATA/pause exists; false once DATA/stop does.
 hold() {
@@ -39,12 +49,19 @@ if [ -n "${SPRT:-}" ] && ! awk '{ exit !(NF == 2 && $1 + 0 == $1 && $2 + 0 == $2
   echo "SPRT=\"$SPRT\": give two bounds, ELO0 < ELO1" >&2
   exit 2
 fi
+if [ -n "${SRAND:-}" ] && ! [[ $SRAND =~ ^(0|[1-9][0-9]*)$ ]]; then
+  echo "SRAND=\"$SRAND\": give a whole number" >&2
+  exit 2
+fi
 identify() { sha256sum "$1" | cut -c1-12; }
-identity="# new $(identify "$new"), base $(identify "$base"), tc ${TC:-8+0.08}, hash ${HASH:-16},"
+new_id=$(identify "$new"); base_id=$(identify "$base")
+identity="# new $new_id, base $base_id, tc ${TC:-8+0.08}, hash ${HASH:-16},"
 identity+=" threads ${THREADS:-1}, book $(basename "${BOOK:-8moves_v3.pgn}"),"
 identity+=" options [${NEW_OPTIONS:-}] [${BASE_OPTIONS:-}], adjudication [${ADJUDICATE:-}]"
 # Bounds changed halfway would void the test; ledgers without an SPRT keep their old first line.
 [ -z "${SPRT:-}" ] || identity+=", sprt [$SPRT]"
+# The seed too (chunk N plays with SRAND+N); ledgers without one keep their old first line.
+[ -z "${SRAND:-}" ] || identity+=", srand $SRAND"
 if [ ! -s "$ledger" ]; then
   echo "$identity" > "$ledger"
 elif [ "$(head -1 "$ledger")" != "$identity" ]; then
@@ -52,6 +69,12 @@ elif [ "$(head -1 "$ledger")" != "$identity" ]; then
   exit 2
 fi
 
+# Every chunk runs whatever is at the two paths then: it must still be the ledger's binaries.
+unchanged() {
+  [ "$(identify "$new")" = "$new_id" ] && [ "$(identify "$base")" = "$base_id" ] && return 0
+  echo "$1: $new or $base is no longer the binary the ledger names (new $new_id, base $base_id); stopped" >&2
+  exit 2
+}
 rows() { grep -v -e '^#' -e '^tallied' -e '^[[:space:]]*$' "$ledger" || true; }
 while true; do
   played=$(rows | awk -F'\t' '{ n += $3 } END { print n + 0 }')
@@ -74,20 +97,30 @@ while true; do
   fi
   hold || { echo "stopped at $played games ($data/stop)"; exit 3; }
   number=$(($(rows | wc -l) + 1))
+  unchanged "before chunk $number"
   out=$data/chunk-$number
   rm -rf "$out"
   echo "== chunk $number: games $((played + 1))-$((played + chunk))"
   status=0
-  FIXED=1 MAX_ROUNDS=$((chunk / 2)) OUT=$out "$here/sprt.sh" "$new" "$base" || status=$?
+  # Each chunk its own seed, so that the chunks play other openings.
+  SRAND=${SRAND:+$((SRAND + number))} FIXED=1 MAX_ROUNDS=$((chunk / 2)) OUT=$out \
+    "$here/sprt.sh" "$new" "$base" || status=$?
   # A fixed-length run ends undecided (3); anything else but 0 is a failure.
-  if [ "$status" -ne 0 ] && [ "$status" -ne 3 ]; then
-    echo "chunk $number: sprt.sh failed (exit code $status); not recorded (see $out)" >&2
-    exit 4
+  case $status in
+    0 | 3) ;;
+    5) echo "chunk $number: fastchess failed; not recorded (see $out/fastchess.log)" >&2; exit 5 ;;
+    *) echo "chunk $number: sprt.sh failed (exit code $status); not recorded (see $out)" >&2; exit 4 ;;
+  esac
+  if [ ! -s "$out/games.pgn" ]; then
+    echo "chunk $number: no games in $out/games.pgn; not recorded (see $out/fastchess.log)" >&2
+    exit 5
   fi
   finished=$(grep -c -E '^\[Result "(1-0|0-1|1/2-1/2)"\]' "$out/games.pgn" || true)
   if [ "$finished" -ne $((chunk / 2 * 2)) ]; then
     echo "chunk $number ended after $finished of $((chunk / 2 * 2)) games; not recorded (see $out)" >&2
     exit 4
   fi
-  python3 "$here/games.py" tally --engine new --ledger "$ledger" "$out/games.pgn"
+  unchanged "after chunk $number"
+  python3 "$here/games.py" tally --engine new --ledger "$ledger" "$out/games.pgn" \
+    || { echo "chunk $number: cannot tally $out/games.pgn; not recorded" >&2; exit 5; }
 done

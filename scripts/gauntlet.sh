@@ -4,18 +4,19 @@
 # pause and resume across restarts. The results, per opponent:
 #   scripts/games.py ledger ~/patina-data/matches/<NAME>-<opponent>.tsv   (LEDGERS moves them)
 #
-#   scripts/gauntlet.sh [PATINA_BINARY]      (default target/release/patina)
+#   scripts/gauntlet.sh [PATINA_BINARY]      (default the repository's target/release/patina)
 #
 # Environment: NAME (the ledgers' prefix, default gauntlet-<bench signature>), TC (10+0.1),
 # GAMES (200 per opponent), OPPONENTS ("glaurung gnuchess toga2"; ethereal-chess is known too),
 # ADJUDICATE (the fastchess flags that end decided games early; by default a win once both
 # engines agree on 10 pawns or more for 3 moves each, a draw from move 40 once both stay within
 # 0.10 for 8 moves each; set it empty to play every game out), and what chunks.sh and sprt.sh
-# read (CHUNK, DATA, ...).
+# read (CHUNK, DATA, ...). chunks.sh knows the binaries by SHA-256: a rebuilt binary whose bytes
+# differ is refused by the ledgers even with the same bench, so give it a NAME of its own.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 
-patina=$(realpath "${1:-target/release/patina}")
+patina=$(realpath "${1:-$here/../target/release/patina}")
 name=${NAME:-gauntlet-$("$patina" bench | tail -1 | cut -d' ' -f1)}
 export TC=${TC:-10+0.1} GAMES=${GAMES:-200}
 export ADJUDICATE=${ADJUDICATE-"-resign movecount=3 score=1000 twosided=true -draw movenumber=40 movecount=8 score=10"}

@@ -9,6 +9,8 @@
 #   4. promote: on H1, copy the net into nets/, make it the default, record its lineage
 #
 # Usage: scripts/generation.sh            (run from anywhere; re-run after a stop to resume)
+# One run at a time per DATA: a run holds DATA/generation.lock (so do the datagen, trainer and
+# match it started, which may outlive a killed run), and another is refused while it is held.
 #
 # Environment (defaults in brackets):
 #   DATA [~/patina-data]   where games, training runs and binaries go (never into git)
@@ -25,12 +27,15 @@
 #   PRECISION [bf16]       the trainer's working rows (f32: bullet's arithmetic, as gen1–gen5)
 #   TC [8+0.08]  ELO0 [0]  ELO1 [5]  MAX_ROUNDS [3000]   SPRT settings (see sprt.sh); a small
 #   MAX_ROUNDS suits early generations, whose gains are large enough to decide in a few games
-#   MIN_GAMES [40]         games before a decided match may be stopped early
+#   MIN_GAMES [40]         games before a verdict counts: a match stopped or ended with fewer is
+#                          undecided
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 DATA=${DATA:-$HOME/patina-data}
 THREADS=${THREADS:-2}
 mkdir -p "$DATA/bin"
+exec 9> "$DATA/generation.lock"
+flock -n 9 || { echo "$DATA/generation.lock is held: another generation.sh runs in $DATA, or a datagen, trainer or match that one started still does" >&2; exit 2; }
 
 # Check the tools the last steps need before hours of self-play.
 . "$repo/scripts/lib.sh"
@@ -40,11 +45,27 @@ python3 -c "import tomllib, matplotlib" 2>/dev/null \
 
 log() { echo "[$(date +%H:%M:%S)] $*"; }
 
+# The lineage of a promoted net, from the arguments of `lineage.py record` saved one a line in
+# FILE (its second line the net's name) before the default was switched; the file goes once done.
+record_lineage() {
+  local args
+  mapfile -t args < "$1"
+  python3 "$repo/scripts/lineage.py" record "${args[@]}"
+  python3 "$repo/scripts/lineage.py" render
+  rm "$1"
+}
+
 parent_name=$(tr -d '[:space:]' < "$repo/nets/DEFAULT")
 parent=$repo/nets/$parent_name
 # Net names start with their generation: gen<K>-...
 k=${parent_name#gen}; k=${k%%-*}
 child=$((k + 1))
+# A run killed after switching the default to its net, before the lineage was recorded.
+pending=$DATA/train-gen$k/lineage-pending
+if [ -f "$pending" ] && [ "$(sed -n 2p "$pending")" = "$parent_name" ]; then
+  log "recording the lineage of $parent_name, whose promotion was cut short"
+  record_lineage "$pending"
+fi
 
 # Binaries are built on every run (cargo rebuilds only what changed), so the SPRT base, the engine
 # with the parent net embedded, always has the candidate's source.
@@ -117,17 +138,24 @@ cp "$repo/target/release/patina" "$bin/patina-candidate"
 sprt_dir=$DATA/sprt-gen$child
 # The verdict is computed from the games themselves (see lineage.py): fastchess gives none when
 # nearly every game is won, as in early generations, so the match is stopped here once the
-# games decide it (after at least MIN_GAMES [40], so the Elo estimate means something).
+# games decide it (after at least MIN_GAMES [40], so the Elo estimate means something: fewer
+# games are no verdict, whether the match was stopped or died).
 # fastchess plays without an SPRT of its own (FIXED=1): two tests, each stopping the match when
 # it crosses, would pass a net no better than its parent more often than the 5 % of either.
 verdict() {
   python3 "$repo/scripts/lineage.py" verdict --log "$sprt_dir/fastchess.log" \
-    --elo0 "${ELO0:-0}" --elo1 "${ELO1:-5}"
+    --elo0 "${ELO0:-0}" --elo1 "${ELO1:-5}" --min-games "${MIN_GAMES:-40}"
 }
-# A passed match of these very binaries at these bounds (a run stopped before promotion) stands.
+# A passed match of these very binaries at these bounds and settings (a run stopped before
+# promotion) stands, if it ended while a run watched it (the file `finished`, written once the
+# match has exited): the log of a match cut off by a kill, or still running, is no verdict.
 match_id=$(cat "$bin/patina-candidate" "$bin/patina-base" | sha256sum | cut -c1-16)-${ELO0:-0}-${ELO1:-5}
+match_id+=" tc ${TC:-8+0.08}, rounds ${MAX_ROUNDS:-3000}, hash ${HASH:-16}, book ${BOOK:-8moves_v3.pgn},"
+match_id+=" options [${NEW_OPTIONS:-}] [${BASE_OPTIONS:-}], adjudication [${ADJUDICATE:-}], srand [${SRAND:-}]"
 set +e
-if [ "$(cat "$sprt_dir/match-id" 2>/dev/null)" = "$match_id" ] && verdict > /dev/null; then
+match_status=0
+if [ "$(cat "$sprt_dir/match-id" 2>/dev/null)" = "$match_id" ] && [ -f "$sprt_dir/finished" ] \
+  && verdict > /dev/null; then
   log "reusing the decided SPRT in $sprt_dir"
   sprt=
 else
@@ -150,13 +178,22 @@ while [ -n "$sprt" ] && kill -0 $sprt 2>/dev/null; do
     if [ $? -le 1 ]; then pkill -INT -g "$sprt" -f -- "-pgnout file="; fi
   fi
 done
-[ -n "$sprt" ] && wait $sprt
+if [ -n "$sprt" ]; then
+  wait $sprt
+  match_status=$?
+  date > "$sprt_dir/finished"
+fi
 trap - EXIT
 verdict
 decision=$?
 set -e
 if [ $decision -eq 2 ]; then
   log "the match produced no games: see $sprt_dir/fastchess.log (engines, book, fastchess)"
+  exit 1
+fi
+# sprt.sh's 5: fastchess failed or was stopped (as this script stops a decided match).
+if [ $decision -eq 3 ] && [ $match_status -eq 5 ]; then
+  log "the match failed undecided: see $sprt_dir/fastchess.log; re-run to play it again"
   exit 1
 fi
 if [ $decision -ne 0 ]; then
@@ -167,14 +204,17 @@ if [ $decision -ne 0 ]; then
   exit 1
 fi
 
-# 4. Promote: the net into nets/, the lineage recorded, and the default switched last, so a run
-# killed before the switch promotes again on a re-run (recording a net twice replaces it).
+# 4. Promote: the net into nets/, the default switched, then the lineage recorded, so that the
+# lineage never names a net that is not the default: a run killed before the switch promotes
+# again on a re-run (the SPRT reused), and one killed after it has its lineage recorded by the
+# next run, from the arguments saved beside the training run.
 hash=$(sha256sum "$candidate" | cut -c1-8)
 name=$net_id-$hash.nnue
-cp "$candidate" "$repo/nets/$name"
-python3 "$repo/scripts/lineage.py" record --net "$name" --parent "$parent_name" --hidden "$hidden" --buckets "$buckets" \
+cp "$candidate" "$repo/nets/.$name.new" && mv "$repo/nets/.$name.new" "$repo/nets/$name"
+printf '%s\n' --net "$name" --parent "$parent_name" --hidden "$hidden" --buckets "$buckets" \
   --datagen "$bin/datagen" --window "$used" \
-  --train-dir "$run" --sprt-log "$sprt_dir/fastchess.log" --tc "${TC:-8+0.08}" --elo0 "${ELO0:-0}" --elo1 "${ELO1:-5}"
-python3 "$repo/scripts/lineage.py" render
-echo "$name" > "$repo/nets/DEFAULT"
+  --train-dir "$run" --sprt-log "$sprt_dir/fastchess.log" --tc "${TC:-8+0.08}" --elo0 "${ELO0:-0}" --elo1 "${ELO1:-5}" \
+  > "$run/lineage-pending"
+echo "$name" > "$repo/nets/.DEFAULT.new" && mv "$repo/nets/.DEFAULT.new" "$repo/nets/DEFAULT"
+record_lineage "$run/lineage-pending"
 log "promoted $name; refit the WDL model (docs/scores.md), then commit nets/ to make it the default for everyone"

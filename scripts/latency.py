@@ -3,23 +3,28 @@
 
     scripts/latency.py [PATINA_BINARY] [--threads 2] [--trials 30]
 
+PATINA_BINARY defaults to the repository's target/release/patina.
+
 Each trial sets up a middlegame position, sends `go infinite` and times the gap until the
 first `info` line (the search threads started and depth 1 done), searches for a random
 0.2-1.0 s, sends `stop` and times the gap until `bestmove` arrives (pipe round trips
 included). Run it on an idle machine: on a loaded one this measures the scheduler.
 """
 import argparse
+import os
 import random
 import statistics
 import subprocess
 import time
 
+# The repository's release build, wherever the script is run from.
+DEFAULT_BINARY = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "target", "release", "patina")
 POSITION = "position fen r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2QKB1R w KQ - 0 9"
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("patina", nargs="?", default="target/release/patina")
+    parser.add_argument("patina", nargs="?", default=DEFAULT_BINARY)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--trials", type=int, default=30)
     args = parser.parse_args()

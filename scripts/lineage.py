@@ -260,6 +260,10 @@ def render(_args):
 def verdict_command(args):
     match = match_stats(Path(args.log).read_text(), args.elo0, args.elo1)
     print(f"W/D/L {match['wdl']}, Elo {match['elo']:+.1f} ± {match['error']:.1f}, LLR {match['llr']:.2f} {match['bounds']}")
+    # The variance floor lets a handful of games cross a bound (one won game: LLR 35.7 at [0, 5]).
+    if match["games"] < args.min_games:
+        print(f"{match['games']} games, fewer than {args.min_games}: no verdict")
+        sys.exit(3)
     sys.exit({"H1": 0, "H0": 1, None: 3}[stats.decision(match["llr"])])
 
 
@@ -275,10 +279,12 @@ def main():
     for name in ["elo0", "elo1"]:
         rec.add_argument(f"--{name}", type=float, default=0.0 if name == "elo0" else 5.0)
     sub.add_parser("render")
-    verdict = sub.add_parser("verdict", help="exit 0 if the match log accepts H1, 1 if H0, 3 if undecided, 2 if it has no games")
+    verdict = sub.add_parser("verdict", help="exit 0 if the match log accepts H1, 1 if H0, 3 if undecided "
+                             "(or it has fewer than --min-games games), 2 if it has no games")
     verdict.add_argument("--log", required=True)
     verdict.add_argument("--elo0", type=float, default=0.0)
     verdict.add_argument("--elo1", type=float, default=5.0)
+    verdict.add_argument("--min-games", type=int, default=0, help="fewer finished games are no verdict (exit 3)")
     args = parser.parse_args()
     {"record": record, "render": render, "verdict": verdict_command}[args.command](args)
 

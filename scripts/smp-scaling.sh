@@ -2,12 +2,12 @@
 # Lazy SMP speed-up: `bench` nps with Threads = 1 and with more, alternating runs so that drift
 # in the machine's speed hits both alike. Run it on an otherwise idle machine.
 #
-#   scripts/smp-scaling.sh [PATINA_BINARY]    (default target/release/patina)
+#   scripts/smp-scaling.sh [PATINA_BINARY]    (default the repository's target/release/patina)
 #
 # Environment: THREADS (2), DEPTH (14: deep enough that starting and stopping the helper threads
 # for each of the 50 positions costs little), RUNS (3), HASH (64).
 set -euo pipefail
-patina=${1:-target/release/patina}
+patina=${1:-$(cd "$(dirname "$0")/.." && pwd)/target/release/patina}
 threads=${THREADS:-2}
 
 nps() {

@@ -10,7 +10,9 @@
 #   MAX_ROUNDS pairs, e.g. to count time losses over a set number of games), ADJUDICATE
 #   (fastchess flags that end decided games early; none by default), SRAND (the seed of the
 #   opening order; fastchess's own by default).
-# Prints the final result; exits 0 if H1 was accepted, 1 if H0, 3 if neither (rounds ran out).
+# Prints the final result; exits 0 if H1 was accepted, 1 if H0, 3 if neither (rounds ran out),
+# 5 if fastchess failed or was stopped (an engine, the book or an option it could not load: no
+# verdict, whatever games it played), 2 if it is missing.
 set -euo pipefail
 here=$(dirname "$0")
 . "$here/lib.sh"
@@ -27,6 +29,8 @@ sprt=(-sprt elo0="$elo0" elo1="$elo1" alpha=0.05 beta=0.05)
 read -r -a adjudicate <<< "${ADJUDICATE:-}"
 srand=(); [ -n "${SRAND:-}" ] && srand=(-srand "$SRAND")
 
+# The exit code of fastchess, not of the pipeline's last command.
+set +e
 # shellcheck disable=SC2086
 "$FASTCHESS" \
   -engine cmd="$new" name=new ${NEW_OPTIONS:-} \
@@ -35,10 +39,16 @@ srand=(); [ -n "${SRAND:-}" ] && srand=(-srand "$SRAND")
   -openings file="$book" format=$format order=random "${srand[@]}" \
   "${sprt[@]}" "${adjudicate[@]}" \
   -rounds "${MAX_ROUNDS:-20000}" -games 2 -repeat -concurrency "${CONCURRENCY:-2}" -recover \
-  -ratinginterval 50 -pgnout file="$out/games.pgn" 2>&1 | tee "$out/fastchess.log" | grep -E "^(Elo|LLR|Games|Ptnml|SPRT|Results)" || true
+  -ratinginterval 50 -pgnout file="$out/games.pgn" 2>&1 | tee "$out/fastchess.log" | grep -E "^(Elo|LLR|Games|Ptnml|SPRT|Results)"
+status=${PIPESTATUS[0]}
+set -e
 
-# A match that never started prints none of these; its exit code is still "no decision" (3).
 grep -E "^(Elo|LLR|Games|Ptnml)" "$out/fastchess.log" | tail -4 || true
+# fastchess exits 1 when an engine, the book or an option fails to load, and when it is stopped.
+if [ "$status" -ne 0 ]; then
+  echo "fastchess failed or was stopped (exit code $status): see $out/fastchess.log" >&2
+  exit 5
+fi
 if grep -q "H1 was accepted" "$out/fastchess.log"; then echo "SPRT: H1 accepted"; exit 0; fi
 if grep -q "H0 was accepted" "$out/fastchess.log"; then echo "SPRT: H0 accepted"; exit 1; fi
 echo "SPRT: no decision"; exit 3

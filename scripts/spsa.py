@@ -23,6 +23,7 @@ import argparse
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 import tempfile
@@ -31,8 +32,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from games import SCORE, games  # noqa: E402
 
 SPRT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "sprt.sh")
-# UCI options that are settings, not search parameters.
-STANDARD = {"Hash", "Threads", "MultiPV", "Move Overhead"}
+# What the tune build adds: its parameters are named as in params.rs, Rust names in lower case
+# (rfp_margin); every standard UCI option (Hash, Threads, SyzygyProbeDepth, ...) is capitalised.
+TUNABLE = re.compile(r"[a-z][a-z0-9_]*")
 ALPHA, GAMMA = 0.602, 0.101
 
 
@@ -56,7 +58,7 @@ def fresh_state(engine, args):
     if args.iterations < 1 or args.pairs < 1:
         sys.exit("--iterations and --pairs must be at least 1")
     options = spin_options(engine)
-    wanted = args.params.split(",") if args.params else [n for n in options if n not in STANDARD]
+    wanted = args.params.split(",") if args.params else [n for n in options if TUNABLE.fullmatch(n)]
     unknown = [n for n in wanted if n not in options]
     if unknown:
         sys.exit(f"not spin options of {engine} (built with --features tune?): {', '.join(unknown)}")

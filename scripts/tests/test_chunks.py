@@ -1,5 +1,6 @@
 """chunks.sh with a stand-in fastchess: resuming, refusing other binaries, cut-short chunks, SPRTs."""
 
+import json
 import os
 import subprocess
 import sys
@@ -105,6 +106,45 @@ class Chunks(unittest.TestCase):
         self.assertEqual(done.returncode, 4)
         self.assertIn("sprt.sh failed", done.stderr)
         self.assertEqual(self.rows(), [])
+
+    def test_a_fastchess_that_fails_is_its_own_error(self):
+        # As fastchess does when an engine, the book or an option does not load: no PGN, exit 1.
+        write_program(self.dir / "failing", "#!/bin/sh\necho 'Fatal; new engine startup failure'\nexit 1\n")
+        done = self.run_chunks(games=4, SPRT="0 5", FASTCHESS=str(self.dir / "failing"))
+        self.assertEqual(done.returncode, 5, "not taken for H0")
+        self.assertIn("fastchess failed", done.stderr)
+        self.assertEqual(self.rows(), [])
+
+    def test_a_chunk_without_games_is_its_own_error(self):
+        done = self.run_chunks(games=4, SPRT="0 5", GAMES_BEFORE_CRASH="0")
+        self.assertEqual(done.returncode, 5)
+        self.assertIn("no games", done.stderr)
+        self.assertEqual(self.rows(), [])
+
+    def test_a_binary_that_changes_during_the_match_stops_it(self):
+        # A fastchess that rebuilds `new` while it plays: the chunk is not recorded.
+        write_program(self.dir / "rebuilding", f"#!/bin/sh\n{self.dir / 'fastchess'} \"$@\"\necho >> {self.dir / 'new'}\n")
+        done = self.run_chunks(games=4, FASTCHESS=str(self.dir / "rebuilding"))
+        self.assertEqual(done.returncode, 2)
+        self.assertIn("no longer the binary", done.stderr)
+        self.assertEqual(self.rows(), [])
+
+    def test_each_chunk_has_its_own_seed(self):
+        args = self.dir / "args"
+        self.assertEqual(self.run_chunks(games=4, SRAND="7", FASTCHESS_ARGS=str(args)).returncode, 0)
+        seeds = [call[call.index("-srand") + 1] for call in map(json.loads, args.read_text().splitlines())]
+        self.assertEqual(seeds, ["8", "9"])
+        self.assertIn("srand 7", self.ledger.read_text().splitlines()[0])
+        self.assertEqual(self.run_chunks(games=6, SRAND="8").returncode, 2, "the seed is part of the identity")
+
+    def test_a_folder_serves_one_ledger(self):
+        self.assertEqual(self.run_chunks(games=2).returncode, 0)
+        self.assertEqual((self.dir / "data" / "ledger").read_text().strip(), str(self.ledger.resolve()))
+        self.ledger = self.dir / "elsewhere" / "m.tsv"
+        done = self.run_chunks(games=2)
+        self.assertEqual(done.returncode, 2)
+        self.assertIn("holds the chunks of", done.stderr)
+        self.assertFalse(self.ledger.exists())
 
     def test_stop_ends_the_match_between_chunks(self):
         (self.dir / "data").mkdir()

@@ -13,10 +13,11 @@ from standins import FASTCHESS, write_program  # noqa: E402
 
 SCRIPTS = Path(__file__).resolve().parent.parent
 
-# Answers `uci` with a setting (not tuned) and one search parameter.
+# Answers `uci` with settings (not tuned) and one search parameter.
 ENGINE = """#!/bin/sh
 cat > /dev/null
 echo 'option name Hash type spin default 16 min 1 max 1024'
+echo 'option name SyzygyProbeDepth type spin default 1 min 1 max 100'
 echo 'option name rfp_margin type spin default 100 min 0 max 200'
 echo 'uciok'
 """
@@ -60,7 +61,7 @@ class Spsa(unittest.TestCase):
         self.assertNotEqual(option(args, "new", "rfp_margin"), option(args, "base", "rfp_margin"))
         state = json.loads(self.state.read_text())
         self.assertEqual(state["iteration"], 1)
-        self.assertEqual(list(state["params"]), ["rfp_margin"], "Hash is a setting")
+        self.assertEqual(list(state["params"]), ["rfp_margin"], "Hash and SyzygyProbeDepth are settings")
         # White won every game, so θ+ won 3 and lost 3: no step.
         self.assertEqual(state["params"]["rfp_margin"]["value"], 100)
 
