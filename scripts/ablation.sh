@@ -23,7 +23,8 @@ bin=$data/ablation-bin/patina-tune-$(sha256sum "$repo/target/release/patina" | c
 # Named by its hash, so a running ablation's binary is never written over; copied under a
 # temporary name, so a killed copy leaves no partial binary.
 if [ ! -x "$bin" ]; then
-  cp "$repo/target/release/patina" "$bin.$$" && mv "$bin.$$" "$bin"
+  cp "$repo/target/release/patina" "$bin.$$"
+  mv "$bin.$$" "$bin"
 fi
 names=("$@")
 if [ ${#names[@]} -eq 0 ]; then

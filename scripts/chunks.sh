@@ -10,7 +10,7 @@
 #
 # Environment: GAMES (2000 in all), CHUNK (50 games, even), DATA (the chunks' PGNs and logs,
 # ~/patina-data/chunks/<ledger name>; DATA/ledger names the ledger it belongs to, and another
-# ledger's folder is refused), SRAND (chunk N seeds its opening order with SRAND+N), and what
+# ledger's folder is refused while that ledger exists), SRAND (chunk N seeds its opening order with SRAND+N), and what
 # scripts/sprt.sh reads (TC, HASH, BOOK, ...).
 # SPRT="ELO0 ELO1" makes it an SPRT that survives stops and restarts: after every chunk the pooled pairs are
 # tested and a decision ends the match (exit code 0 for H1, 1 for H0, as sprt.sh); GAMES is then
@@ -30,13 +30,15 @@ data=${DATA:-$HOME/patina-data/chunks/$(basename "$ledger" .tsv)}
 mkdir -p "$data"
 exec 9> "$data/lock"
 flock -n 9 || { echo "another chunks.sh is playing into $data" >&2; exit 2; }
-# The folder is named after the ledger's file name alone: it serves the first ledger it was used for.
-[ -s "$data/ledger" ] || echo "$ledger" > "$data/ledger"
-if [ "$(cat "$data/ledger")" != "$ledger" ]; then
+# The folder is named after the ledger's file name alone: it serves one ledger, and passes to
+# another only when that one is gone (a ledger moved, or copied to another machine with it).
+owner=$(cat "$data/ledger" 2>/dev/null || true)
+if [ -n "$owner" ] && [ "$owner" != "$ledger" ] && [ -e "$owner" ]; then
   printf '%s holds the chunks of\n  %s\nnot of\n  %s\nset DATA to a folder of its own\n' \
-    "$data" "$(cat "$data/ledger")" "$ledger" >&2
+    "$data" "$owner" "$ledger" >&2
   exit 2
 fi
+echo "$ledger" > "$data/ledger"
 
 # Waits while DATA/pause exists; false once DATA/stop does.
 hold() {
@@ -62,9 +64,11 @@ identity+=" options [${NEW_OPTIONS:-}] [${BASE_OPTIONS:-}], adjudication [${ADJU
 [ -z "${SPRT:-}" ] || identity+=", sprt [$SPRT]"
 # The seed too (chunk N plays with SRAND+N); ledgers without one keep their old first line.
 [ -z "${SRAND:-}" ] || identity+=", srand $SRAND"
+# A ledger begun before the seed was recorded goes on under the same SRAND.
+legacy=${identity%, srand *}
 if [ ! -s "$ledger" ]; then
   echo "$identity" > "$ledger"
-elif [ "$(head -1 "$ledger")" != "$identity" ]; then
+elif [ "$(head -1 "$ledger")" != "$identity" ] && [ "$(head -1 "$ledger")" != "$legacy" ]; then
   printf '%s was played as\n  %s\nnot\n  %s\n' "$ledger" "$(head -1 "$ledger")" "$identity" >&2
   exit 2
 fi

@@ -147,8 +147,8 @@ verdict() {
     --elo0 "${ELO0:-0}" --elo1 "${ELO1:-5}" --min-games "${MIN_GAMES:-40}"
 }
 # A passed match of these very binaries at these bounds and settings (a run stopped before
-# promotion) stands, if it ended while a run watched it (the file `finished`, written once the
-# match has exited): the log of a match cut off by a kill, or still running, is no verdict.
+# promotion) stands, if it ran to its exit (the file `finished`, written by the match's wrapper):
+# the log of a match cut off by a kill, or still running, is no verdict.
 match_id=$(cat "$bin/patina-candidate" "$bin/patina-base" | sha256sum | cut -c1-16)-${ELO0:-0}-${ELO1:-5}
 match_id+=" tc ${TC:-8+0.08}, rounds ${MAX_ROUNDS:-3000}, hash ${HASH:-16}, book ${BOOK:-8moves_v3.pgn},"
 match_id+=" options [${NEW_OPTIONS:-}] [${BASE_OPTIONS:-}], adjudication [${ADJUDICATE:-}], srand [${SRAND:-}]"
@@ -163,9 +163,12 @@ else
   mkdir -p "$sprt_dir"
   echo "$match_id" > "$sprt_dir/match-id"
   # THREADS here counts datagen's and the trainer's threads; each engine in the match gets one.
-  # The match runs in a process group of its own, which ends with this script however it ends.
+  # The match runs in a process group of its own, which this script ends if it is stopped. Once
+  # the match exits, its wrapper writes `finished` (sprt.sh's exit code): also a match that
+  # outlives a run killed outright plays to its end and leaves a verdict a re-run reuses.
   OUT=$sprt_dir TC=${TC:-8+0.08} MAX_ROUNDS=${MAX_ROUNDS:-3000} THREADS=1 FIXED=1 \
-    setsid "$repo/scripts/sprt.sh" "$bin/patina-candidate" "$bin/patina-base" "${ELO0:-0}" "${ELO1:-5}" &
+    setsid bash -c '"$@"; status=$?; echo "$status" > "$OUT/finished"; exit "$status"' sprt \
+    "$repo/scripts/sprt.sh" "$bin/patina-candidate" "$bin/patina-base" "${ELO0:-0}" "${ELO1:-5}" &
   sprt=$!
   trap 'kill -TERM -- "-$sprt" 2>/dev/null || true' EXIT
 fi
@@ -181,7 +184,6 @@ done
 if [ -n "$sprt" ]; then
   wait $sprt
   match_status=$?
-  date > "$sprt_dir/finished"
 fi
 trap - EXIT
 verdict
@@ -199,7 +201,8 @@ fi
 if [ $decision -ne 0 ]; then
   # Set the candidate and its match aside, so a re-run with other settings trains afresh.
   rejected=rejected-$(date +%Y%m%d-%H%M%S)
-  mv "$run" "$run-$rejected" && mv "$sprt_dir" "$sprt_dir-$rejected"
+  mv "$run" "$run-$rejected"
+  mv "$sprt_dir" "$sprt_dir-$rejected"
   log "generation $child not promoted (verdict $decision), kept as $run-$rejected; re-run with other settings (e.g. a wider WINDOW)"
   exit 1
 fi
@@ -210,11 +213,13 @@ fi
 # next run, from the arguments saved beside the training run.
 hash=$(sha256sum "$candidate" | cut -c1-8)
 name=$net_id-$hash.nnue
-cp "$candidate" "$repo/nets/.$name.new" && mv "$repo/nets/.$name.new" "$repo/nets/$name"
+cp "$candidate" "$repo/nets/.$name.new"
+mv "$repo/nets/.$name.new" "$repo/nets/$name"
 printf '%s\n' --net "$name" --parent "$parent_name" --hidden "$hidden" --buckets "$buckets" \
   --datagen "$bin/datagen" --window "$used" \
   --train-dir "$run" --sprt-log "$sprt_dir/fastchess.log" --tc "${TC:-8+0.08}" --elo0 "${ELO0:-0}" --elo1 "${ELO1:-5}" \
   > "$run/lineage-pending"
-echo "$name" > "$repo/nets/.DEFAULT.new" && mv "$repo/nets/.DEFAULT.new" "$repo/nets/DEFAULT"
+echo "$name" > "$repo/nets/.DEFAULT.new"
+mv "$repo/nets/.DEFAULT.new" "$repo/nets/DEFAULT"
 record_lineage "$run/lineage-pending"
 log "promoted $name; refit the WDL model (docs/scores.md), then commit nets/ to make it the default for everyone"
