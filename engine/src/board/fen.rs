@@ -41,6 +41,8 @@ pub enum FenError {
     PawnOnBackRank,
     #[error("the side not to move is in check")]
     OpponentInCheck,
+    #[error("the side to move is in check from {0} pieces; no move gives more than two checks")]
+    TooManyCheckers(u32),
     #[error("bad castling field '{0}'")]
     BadCastling(String),
     #[error("bad en-passant field '{0}'")]
@@ -100,6 +102,10 @@ impl Board {
             board.state.non_pawn_keys,
         ) = board.compute_keys();
         board.update_check_info();
+        let checkers = board.checkers().count();
+        if checkers > 2 {
+            return Err(FenError::TooManyCheckers(checkers));
+        }
         Ok(board)
     }
 
@@ -486,6 +492,10 @@ mod tests {
                 FenError::BadFullmoveNumber("-1".into()),
             ),
             ("4k2R/8/8/8/8/8/8/4K3 w - - 0 1", FenError::OpponentInCheck),
+            (
+                "4k3/8/8/8/8/8/2n2q2/r3K3 w - - 0 1",
+                FenError::TooManyCheckers(3),
+            ),
         ];
         for (fen, error) in cases {
             assert_eq!(Board::from_fen(fen).as_ref().err(), Some(error), "{fen}");
