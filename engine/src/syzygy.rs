@@ -1,5 +1,7 @@
-//! Syzygy endgame tablebases, read through `shakmaty-syzygy`: a safe-Rust prober whose reads
-//! are bounds-checked, so a truncated or corrupt file is an error to report, never a crash.
+//! Syzygy endgame tablebases, read through `shakmaty-syzygy`: a Rust prober whose reads are
+//! checked against each file's size, so a truncated or corrupt file is an error to report,
+//! never a crash. The files are memory-mapped: reading them through the operating system costs
+//! a system call per few bytes, about 70 ms for the DTZ ranking of a won 5-piece root.
 //! Probes build a `shakmaty::Chess` from our bitboards; they happen only at nodes with few
 //! pieces and no castling rights, so the conversion's cost hardly shows.
 
@@ -90,7 +92,10 @@ impl Tablebases {
     /// drive) and a file whose size shows it corrupt are left out, each with a warning in
     /// `skipped`; only a path none of whose directories can be read is an error.
     pub fn open(path: &str) -> Result<Self, String> {
-        let mut tables = Tablebase::new();
+        // SAFETY: the README asks users not to change table files while the engine runs. A
+        // mapped file cut short or a disk error then stops the process (SIGBUS), as in other
+        // engines that map their tables; reads stay within each file's size at opening.
+        let mut tables = unsafe { Tablebase::with_mmap_filesystem() };
         // By name: a table in two directories is one table (the later directory's file, if
         // it is not left out).
         let mut names = HashSet::new();
