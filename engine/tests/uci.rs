@@ -553,7 +553,7 @@ fn perft_divides_by_root_move() {
 }
 
 /// OpenBench's genfens call: every FEN on its own line, each a legal position, all distinct;
-/// the position set before it is kept.
+/// the position set before it is kept, and the search options do not change the openings.
 #[test]
 fn genfens_prints_distinct_positions() {
     let (ok, stdout) = run_with_args(&[
@@ -577,6 +577,20 @@ fn genfens_prints_distinct_positions() {
         fens.iter().collect::<std::collections::HashSet<_>>().len(),
         5
     );
+
+    let (ok, threaded) = run_with_args(&[
+        "setoption name Threads value 3",
+        "setoption name MultiPV value 4",
+        "setoption name Hash value 1",
+        "genfens 5 seed 3 book None",
+        "quit",
+    ]);
+    assert!(ok, "{threaded}");
+    let same: Vec<&str> = threaded
+        .lines()
+        .filter_map(|line| line.strip_prefix("info string genfens "))
+        .collect();
+    assert_eq!(same, fens);
 }
 
 /// Output closed early (`patina perft 6 | head -1`) ends the engine without a panic.

@@ -199,14 +199,15 @@ impl Uci {
                 None => println!("info string tablebase none"),
             },
             Command::GenFens(request) => {
-                // Its trial searches set positions of their own; the game's is put back.
-                let board = self.engine.board().clone();
-                let generated = genfens::generate(&mut self.engine, &request, |fen| {
+                // The trial searches run on an engine of their own with the same net, one
+                // thread and a fresh hash: the openings then depend on the seed alone, not on
+                // `Threads`, `Hash` or `MultiPV`, and the game's position and hash stay.
+                let mut trials = Engine::new(Box::new(self.engine.network().clone()));
+                trials.set_chess960(self.engine.options().chess960);
+                genfens::generate(&mut trials, &request, |fen| {
                     println!("info string genfens {fen}");
-                });
-                self.engine.clear();
-                self.engine.set_board(board);
-                generated.map_err(|e| e.to_string())?;
+                })
+                .map_err(|e| e.to_string())?;
             }
         }
         let _ = std::io::stdout().flush();
