@@ -146,6 +146,15 @@ verdict() {
   python3 "$repo/scripts/lineage.py" verdict --log "$sprt_dir/fastchess.log" \
     --elo0 "${ELO0:-0}" --elo1 "${ELO1:-5}" --min-games "${MIN_GAMES:-40}"
 }
+# The match's decision: the one the watcher below stopped it on, where the LLR first crossed a
+# bound (games still in flight then may pull it back, which decides nothing), else its games'.
+match_decision() {
+  if [ -f "$sprt_dir/decided" ]; then
+    cat "$sprt_dir/decided.txt"
+    return "$(cat "$sprt_dir/decided")"
+  fi
+  verdict
+}
 # A passed match of these very binaries at these bounds and settings (a run stopped before
 # promotion) stands, if it ran to its exit (the file `finished`, written by the match's wrapper):
 # the log of a match cut off by a kill, or still running, is no verdict.
@@ -155,7 +164,7 @@ match_id+=" options [${NEW_OPTIONS:-}] [${BASE_OPTIONS:-}], adjudication [${ADJU
 set +e
 match_status=0
 if [ "$(cat "$sprt_dir/match-id" 2>/dev/null)" = "$match_id" ] && [ -f "$sprt_dir/finished" ] \
-  && verdict > /dev/null; then
+  && match_decision > /dev/null; then
   log "reusing the decided SPRT in $sprt_dir"
   sprt=
 else
@@ -175,18 +184,20 @@ fi
 while [ -n "$sprt" ] && kill -0 $sprt 2>/dev/null; do
   sleep 15
   played=$(grep -c "^Finished game" "$sprt_dir/fastchess.log" 2>/dev/null)
-  if [ "${played:-0}" -ge "${MIN_GAMES:-40}" ]; then
-    verdict > /dev/null
-    # fastchess, found in the match's own process group (its path may hold regex characters).
-    if [ $? -le 1 ]; then pkill -INT -g "$sprt" -f -- "-pgnout file="; fi
+  if [ "${played:-0}" -ge "${MIN_GAMES:-40}" ] && [ ! -f "$sprt_dir/decided" ]; then
+    verdict > "$sprt_dir/decided.txt"
+    code=$?
+    if [ $code -le 1 ]; then echo "$code" > "$sprt_dir/decided"; fi
   fi
+  # fastchess, found in the match's own process group (its path may hold regex characters).
+  if [ -f "$sprt_dir/decided" ]; then pkill -INT -g "$sprt" -f -- "-pgnout file="; fi
 done
 if [ -n "$sprt" ]; then
   wait $sprt
   match_status=$?
 fi
 trap - EXIT
-verdict
+match_decision
 decision=$?
 set -e
 if [ $decision -eq 2 ]; then
