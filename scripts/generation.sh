@@ -146,7 +146,7 @@ verdict() {
   python3 "$repo/scripts/lineage.py" verdict --log "$sprt_dir/fastchess.log" \
     --elo0 "${ELO0:-0}" --elo1 "${ELO1:-5}" --min-games "${MIN_GAMES:-40}"
 }
-# The match's decision: the one the watcher below stopped it on, where the LLR first crossed a
+# The match's decision: the one watch_match stopped it on, where the LLR first crossed a
 # bound (games still in flight then may pull it back, which decides nothing), else its games'.
 match_decision() {
   if [ -f "$sprt_dir/decided" ]; then
@@ -155,8 +155,30 @@ match_decision() {
   fi
   verdict
 }
+# Runs the match (its arguments), stops it once its games decide it (after MIN_GAMES) and keeps
+# that verdict, then writes `finished` with the match's exit code. It runs in the match's own
+# process group, so a match that outlives a run killed outright still stops when decided.
+watch_match() {
+  "$@" &
+  local match=$! played code status
+  while kill -0 "$match" 2>/dev/null; do
+    sleep 15
+    played=$(grep -c "^Finished game" "$sprt_dir/fastchess.log" 2>/dev/null)
+    if [ "${played:-0}" -ge "${MIN_GAMES:-40}" ] && [ ! -f "$sprt_dir/decided" ]; then
+      verdict > "$sprt_dir/decided.txt"
+      code=$?
+      if [ $code -le 1 ]; then echo "$code" > "$sprt_dir/decided"; fi
+    fi
+    # fastchess, found in this process group (its path may hold regex characters).
+    if [ -f "$sprt_dir/decided" ]; then pkill -INT -g 0 -f -- "-pgnout file="; fi
+  done
+  wait "$match"
+  status=$?
+  echo "$status" > "$sprt_dir/finished"
+  return "$status"
+}
 # A passed match of these very binaries at these bounds and settings (a run stopped before
-# promotion) stands, if it ran to its exit (the file `finished`, written by the match's wrapper):
+# promotion) stands, if it ran to its exit (the file `finished`, written by watch_match):
 # the log of a match cut off by a kill, or still running, is no verdict.
 match_id=$(cat "$bin/patina-candidate" "$bin/patina-base" | sha256sum | cut -c1-16)-${ELO0:-0}-${ELO1:-5}
 match_id+=" tc ${TC:-8+0.08}, rounds ${MAX_ROUNDS:-3000}, hash ${HASH:-16}, book ${BOOK:-8moves_v3.pgn},"
@@ -172,26 +194,16 @@ else
   mkdir -p "$sprt_dir"
   echo "$match_id" > "$sprt_dir/match-id"
   # THREADS here counts datagen's and the trainer's threads; each engine in the match gets one.
-  # The match runs in a process group of its own, which this script ends if it is stopped. Once
-  # the match exits, its wrapper writes `finished` (sprt.sh's exit code): also a match that
-  # outlives a run killed outright plays to its end and leaves a verdict a re-run reuses.
+  # The match and its watcher run in a process group of their own, which this script ends if it
+  # is stopped; a match that outlives a run killed outright leaves a verdict a re-run reuses.
+  export repo sprt_dir ELO0 ELO1 MIN_GAMES
+  export -f verdict watch_match
   OUT=$sprt_dir TC=${TC:-8+0.08} MAX_ROUNDS=${MAX_ROUNDS:-3000} THREADS=1 FIXED=1 \
-    setsid bash -c '"$@"; status=$?; echo "$status" > "$OUT/finished"; exit "$status"' sprt \
+    setsid bash -c 'watch_match "$@"' sprt \
     "$repo/scripts/sprt.sh" "$bin/patina-candidate" "$bin/patina-base" "${ELO0:-0}" "${ELO1:-5}" &
   sprt=$!
   trap 'kill -TERM -- "-$sprt" 2>/dev/null || true' EXIT
 fi
-while [ -n "$sprt" ] && kill -0 $sprt 2>/dev/null; do
-  sleep 15
-  played=$(grep -c "^Finished game" "$sprt_dir/fastchess.log" 2>/dev/null)
-  if [ "${played:-0}" -ge "${MIN_GAMES:-40}" ] && [ ! -f "$sprt_dir/decided" ]; then
-    verdict > "$sprt_dir/decided.txt"
-    code=$?
-    if [ $code -le 1 ]; then echo "$code" > "$sprt_dir/decided"; fi
-  fi
-  # fastchess, found in the match's own process group (its path may hold regex characters).
-  if [ -f "$sprt_dir/decided" ]; then pkill -INT -g "$sprt" -f -- "-pgnout file="; fi
-done
 if [ -n "$sprt" ]; then
   wait $sprt
   match_status=$?
