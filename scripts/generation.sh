@@ -142,12 +142,23 @@ sprt_dir=$DATA/sprt-gen$child
 # games are no verdict, whether the match was stopped or died).
 # fastchess plays without an SPRT of its own (FIXED=1): two tests, each stopping the match when
 # it crosses, would pass a net no better than its parent more often than the 5 % of either.
+# Exit 0 on H1, 1 on H0, 3 undecided, 2 no games, 4 if the verdict itself failed (Python's own
+# errors exit 1 too: H0 counts only with lineage.py's `verdict: H0` line).
 verdict() {
-  python3 "$repo/scripts/lineage.py" verdict --log "$sprt_dir/fastchess.log" \
-    --elo0 "${ELO0:-0}" --elo1 "${ELO1:-5}" --min-games "${MIN_GAMES:-40}"
+  local out code
+  out=$(python3 "$repo/scripts/lineage.py" verdict --log "$sprt_dir/fastchess.log" \
+    --elo0 "${ELO0:-0}" --elo1 "${ELO1:-5}" --min-games "${MIN_GAMES:-40}")
+  code=$?
+  echo "$out"
+  case $code in
+    0) grep -qx "verdict: H1" <<< "$out" || code=4 ;;
+    1) grep -qx "verdict: H0" <<< "$out" || code=4 ;;
+  esac
+  return $code
 }
-# The match's decision: the one watch_match stopped it on, where the LLR first crossed a
-# bound (games still in flight then may pull it back, which decides nothing), else its games'.
+# The match's decision: the one watch_match stopped it on, at its first check (every 15 s) past
+# a bound (games still in flight then may pull the LLR back, which decides nothing), else its
+# games'.
 match_decision() {
   if [ -f "$sprt_dir/decided" ]; then
     cat "$sprt_dir/decided.txt"
@@ -167,7 +178,9 @@ watch_match() {
     if [ "${played:-0}" -ge "${MIN_GAMES:-40}" ] && [ ! -f "$sprt_dir/decided" ]; then
       verdict > "$sprt_dir/decided.txt"
       code=$?
-      if [ $code -le 1 ]; then echo "$code" > "$sprt_dir/decided"; fi
+      if [ $code -le 1 ]; then
+        echo "$code" > "$sprt_dir/decided.tmp" && mv "$sprt_dir/decided.tmp" "$sprt_dir/decided"
+      fi
     fi
     # fastchess, found in this process group (its path may hold regex characters).
     if [ -f "$sprt_dir/decided" ]; then pkill -INT -g 0 -f -- "-pgnout file="; fi
@@ -214,6 +227,10 @@ decision=$?
 set -e
 if [ $decision -eq 2 ]; then
   log "the match produced no games: see $sprt_dir/fastchess.log (engines, book, fastchess)"
+  exit 1
+fi
+if [ $decision -eq 4 ]; then
+  log "the verdict could not be read from $sprt_dir/fastchess.log (above); re-run once it can"
   exit 1
 fi
 # sprt.sh's 5: fastchess failed or was stopped (as this script stops a decided match).

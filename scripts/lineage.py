@@ -264,7 +264,10 @@ def verdict_command(args):
     if match["games"] < args.min_games:
         print(f"{match['games']} games, fewer than {args.min_games}: no verdict")
         sys.exit(3)
-    sys.exit({"H1": 0, "H0": 1, None: 3}[stats.decision(match["llr"])])
+    decision = stats.decision(match["llr"])
+    # The line a caller checks: Python's own failures exit 1 too, which is not H0.
+    print(f"verdict: {decision or 'none'}")
+    sys.exit({"H1": 0, "H0": 1, None: 3}[decision])
 
 
 def main():
@@ -279,7 +282,7 @@ def main():
     for name in ["elo0", "elo1"]:
         rec.add_argument(f"--{name}", type=float, default=0.0 if name == "elo0" else 5.0)
     sub.add_parser("render")
-    verdict = sub.add_parser("verdict", help="exit 0 if the match log accepts H1, 1 if H0, 3 if undecided "
+    verdict = sub.add_parser("verdict", help="exit 0 (and a last line `verdict: H1`) if the match log accepts H1, 1 (`verdict: H0`) if H0, 3 if undecided "
                              "(or it has fewer than --min-games games), 2 if it has no games")
     verdict.add_argument("--log", required=True)
     verdict.add_argument("--elo0", type=float, default=0.0)

@@ -1,7 +1,9 @@
 //! Syzygy endgame tablebases, read through `shakmaty-syzygy`: a Rust prober whose reads are
-//! checked against each file's size, so a truncated or corrupt file is an error to report,
-//! never a crash. The files are memory-mapped: reading them through the operating system costs
-//! a system call per few bytes, about 70 ms for the DTZ ranking of a won 5-piece root.
+//! checked against each file's size when it was opened, so a file truncated or corrupt before
+//! then is an error to report. The files are memory-mapped on 64-bit targets: reading them
+//! through the operating system costs a system call per few bytes, about 70 ms for the DTZ
+//! ranking of a won 5-piece root. A mapped file cut short later, or a disk error, ends the
+//! process (SIGBUS), as in other engines that map their tables.
 //! Probes build a `shakmaty::Chess` from our bitboards; they happen only at nodes with few
 //! pieces and no castling rights, so the conversion's cost hardly shows.
 
@@ -92,10 +94,7 @@ impl Tablebases {
     /// drive) and a file whose size shows it corrupt are left out, each with a warning in
     /// `skipped`; only a path none of whose directories can be read is an error.
     pub fn open(path: &str) -> Result<Self, String> {
-        // SAFETY: the README asks users not to change table files while the engine runs. A
-        // mapped file cut short or a disk error then stops the process (SIGBUS), as in other
-        // engines that map their tables; reads stay within each file's size at opening.
-        let mut tables = unsafe { Tablebase::with_mmap_filesystem() };
+        let mut tables = new_tablebase();
         // By name: a table in two directories is one table (the later directory's file, if
         // it is not left out).
         let mut names = HashSet::new();
@@ -266,6 +265,21 @@ impl Tablebases {
         };
         setup.position(CastlingMode::Standard).ok()
     }
+}
+
+/// An empty set of tables, read through memory maps where shakmaty-syzygy offers them.
+#[cfg(target_pointer_width = "64")]
+fn new_tablebase() -> Tablebase<Chess> {
+    // SAFETY: memmap2's contract is that a mapped file does not change while mapped; the README
+    // asks users not to change table files while the engine runs. One rewritten anyway gives
+    // wrong answers, one cut short (or a disk error) stops the process with SIGBUS. Reads stay
+    // within each file's size at opening.
+    unsafe { Tablebase::with_mmap_filesystem() }
+}
+
+#[cfg(not(target_pointer_width = "64"))]
+fn new_tablebase() -> Tablebase<Chess> {
+    Tablebase::new()
 }
 
 /// Each side's count of each piece but the king, four bits each.

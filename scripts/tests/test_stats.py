@@ -147,6 +147,7 @@ class Lineage(unittest.TestCase):
                 done = subprocess.run([sys.executable, str(SCRIPTS / "lineage.py"), "verdict", "--log", str(log)],
                                       capture_output=True, text=True)
                 self.assertEqual(done.returncode, code, (wdl, done.stderr))
+                self.assertEqual(done.stdout.splitlines()[-1], "verdict: " + ["H1", "H0", "", "none"][code])
 
 
 if __name__ == "__main__":
