@@ -593,6 +593,32 @@ fn genfens_prints_distinct_positions() {
     assert_eq!(same, fens);
 }
 
+/// genfens searches on an engine of its own: the game's hash survives it, so searching the same
+/// position again after it takes fewer nodes (with the hash cleared, a one-thread search would
+/// repeat itself node for node).
+#[test]
+fn genfens_keeps_the_game_hash() {
+    let (ok, stdout) = run_with_args(&[
+        "go depth 8",
+        "genfens 2 seed 1 book None",
+        "go depth 8",
+        "d",
+        "quit",
+    ]);
+    assert!(ok, "{stdout}");
+    let nodes: Vec<u64> = stdout
+        .lines()
+        .filter(|line| line.starts_with("info depth 8 "))
+        .map(|line| {
+            let words: Vec<&str> = line.split_whitespace().collect();
+            let at = words.iter().position(|w| *w == "nodes").unwrap();
+            words[at + 1].parse().unwrap()
+        })
+        .collect();
+    assert_eq!(nodes.len(), 2, "{stdout}");
+    assert!(nodes[1] < nodes[0], "{nodes:?}");
+}
+
 /// Output closed early (`patina perft 6 | head -1`) ends the engine without a panic.
 #[test]
 fn closed_output_ends_the_process_quietly() {
