@@ -567,10 +567,13 @@ fn genfens_prints_distinct_positions() {
         stdout.contains("Fen: rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1\n"),
         "{stdout}"
     );
-    let fens: Vec<&str> = stdout
-        .lines()
-        .filter_map(|line| line.strip_prefix("info string genfens "))
-        .collect();
+    let fens_in = |out: &str| -> Vec<String> {
+        out.lines()
+            .filter_map(|line| line.strip_prefix("info string genfens "))
+            .map(str::to_owned)
+            .collect()
+    };
+    let fens = fens_in(&stdout);
     assert_eq!(fens.len(), 5, "{stdout}");
     assert!(fens.iter().all(|fen| Board::from_fen(fen).is_ok()));
     assert_eq!(
@@ -586,11 +589,7 @@ fn genfens_prints_distinct_positions() {
         "quit",
     ]);
     assert!(ok, "{threaded}");
-    let same: Vec<&str> = threaded
-        .lines()
-        .filter_map(|line| line.strip_prefix("info string genfens "))
-        .collect();
-    assert_eq!(same, fens);
+    assert_eq!(fens_in(&threaded), fens);
 }
 
 /// genfens searches on an engine of its own: the game's hash survives it, so searching the same
