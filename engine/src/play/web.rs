@@ -7,14 +7,12 @@
 
 use std::collections::HashMap;
 use std::hash::{BuildHasher, Hasher};
-use std::io::Read;
+use std::net::TcpListener;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Map, Value};
-use tiny_http::{Header, Method, Response, Server};
 
 use super::game::{color_name, line_san, pgn_date, End, Game};
 use super::score_text;
@@ -23,6 +21,9 @@ use crate::engine::Engine;
 use crate::search::{Limits, Reporter, SearchInfo, SearchResult};
 use crate::types::score::{is_decisive, Score};
 use crate::types::Color;
+use http::{Method, Request, RequestError, Response};
+
+mod http;
 
 /// Games held at once; a new tab beyond this takes over the longest-idle game, if any is idle.
 const MAX_GAMES: usize = 16;
@@ -33,8 +34,12 @@ const MAX_MOVE_TIME: Duration = Duration::from_secs(10);
 const DEFAULT_MOVE_TIME: Duration = Duration::from_secs(1);
 /// The largest request body read: a FEN and a few fields fit many times over.
 const MAX_BODY: usize = 4096;
-/// Requests handled at once.
-const MAX_HANDLERS: usize = 64;
+/// Connections served at once, each on its own thread.
+const MAX_CONNECTIONS: usize = 64;
+/// A browser's request head is well under 8 KiB, cookies for other local pages included.
+const MAX_HEAD: usize = 16 * 1024;
+/// Time a client has to send a whole request.
+const REQUEST_TIME: Duration = Duration::from_secs(10);
 
 struct Asset {
     path: &'static str,
@@ -130,44 +135,32 @@ pub fn main(args: &[String]) -> ExitCode {
         }
     };
     let address = format!("{}:{}", options.host, options.port);
-    let server = match Server::http(&address) {
-        Ok(server) => Arc::new(server),
+    let listener = match TcpListener::bind(&address) {
+        Ok(listener) => listener,
         Err(e) => {
             eprintln!("patina web: cannot listen on {address}: {e}");
             return ExitCode::FAILURE;
         }
     };
     // Port 0 asks the system for a free port; print the one it gave.
-    let url = match server.server_addr().to_ip() {
+    let local = listener.local_addr().ok();
+    let url = match local {
         Some(addr) if addr.ip().is_ipv6() => format!("http://[{}]:{}/", addr.ip(), addr.port()),
         Some(addr) => format!("http://{}:{}/", addr.ip(), addr.port()),
         None => format!("http://{address}/"),
     };
     println!("Patina is ready: open {url} in a browser (Ctrl-C to stop).");
-    let games = Arc::new(Games {
-        loopback: server
-            .server_addr()
-            .to_ip()
-            .is_some_and(|addr| addr.ip().is_loopback()),
+    let games = Games {
+        loopback: local.is_some_and(|addr| addr.ip().is_loopback()),
         ..Games::default()
-    });
-    // A thread per request: one whose body is slow to come (tiny_http hands requests over
-    // before reading their bodies) holds up no other. Bounded, as the games are.
-    let handlers = Arc::new(AtomicUsize::new(0));
-    for request in server.incoming_requests() {
-        if handlers.load(Relaxed) >= MAX_HANDLERS {
-            let busy = json!({ "error": "the server is busy; try again" });
-            let _ = request.respond(json_response(503, &busy));
-            continue;
-        }
-        handlers.fetch_add(1, Relaxed);
-        let (games, handlers) = (Arc::clone(&games), Arc::clone(&handlers));
-        std::thread::spawn(move || {
-            games.serve(request);
-            handlers.fetch_sub(1, Relaxed);
-        });
-    }
-    ExitCode::SUCCESS
+    };
+    let limits = http::Limits {
+        connections: MAX_CONNECTIONS,
+        head_bytes: MAX_HEAD,
+        body_bytes: MAX_BODY,
+        request_time: REQUEST_TIME,
+    };
+    http::serve(listener, limits, move |request| games.serve(request))
 }
 
 /// A request after validation: everything the handlers act on has been checked here.
@@ -250,11 +243,11 @@ impl ApiError {
 }
 
 /// Reads a request: its method, its URL (path and query) and its body. HEAD is answered as GET
-/// (tiny_http then sends the headers alone), as HTTP requires of a server that serves GET.
-fn parse_request(method: &Method, url: &str, body: &[u8]) -> Result<Api, ApiError> {
+/// (the server then sends the headers alone), as HTTP requires of a server that serves GET.
+fn parse_request(method: Method, url: &str, body: &[u8]) -> Result<Api, ApiError> {
     let (path, query) = url.split_once('?').unwrap_or((url, ""));
     let method = match method {
-        Method::Head => &Method::Get,
+        Method::Head => Method::Get,
         other => other,
     };
     if let Some(asset) = ASSETS.iter().find(|asset| asset.path == path) {
@@ -298,13 +291,8 @@ fn parse_request(method: &Method, url: &str, body: &[u8]) -> Result<Api, ApiErro
 /// request this server: its `Origin` then names another host, or (DNS rebinding) its `Host`
 /// names a domain although the server listens on loopback; and a cross-site form may POST without
 /// the browser asking first, but never as `application/json`.
-fn check_headers(method: &Method, headers: &[Header], loopback: bool) -> Result<(), ApiError> {
-    let get = |name: &'static str| {
-        headers
-            .iter()
-            .find(|h| h.field.equiv(name))
-            .map(|h| h.value.as_str())
-    };
+fn check_headers(request: &Request, loopback: bool) -> Result<(), ApiError> {
+    let get = |name| request.header(name);
     let refused = || ApiError::status(403, "requests from other sites are refused");
     let host = get("Host").unwrap_or("");
     if loopback {
@@ -322,7 +310,7 @@ fn check_headers(method: &Method, headers: &[Header], loopback: bool) -> Result<
             return Err(refused());
         }
     }
-    if *method == Method::Post
+    if request.method == Method::Post
         && !get("Content-Type").is_some_and(|t| t.starts_with("application/json"))
     {
         return Err(ApiError::status(
@@ -462,51 +450,34 @@ enum Reply {
 }
 
 impl Games {
-    fn serve(&self, mut request: tiny_http::Request) {
-        let mut body = Vec::new();
-        let read = request
-            .as_reader()
-            .take(MAX_BODY as u64 + 1)
-            .read_to_end(&mut body);
-        let reply = match read {
-            Err(e) => Err(ApiError::bad(format!("cannot read the request: {e}"))),
-            Ok(_) if body.len() > MAX_BODY => {
-                Err(ApiError::status(413, "the request body is too large"))
-            }
-            Ok(_) => check_headers(request.method(), request.headers(), self.loopback)
-                .and_then(|()| parse_request(request.method(), request.url(), &body))
+    fn serve(&self, request: Result<Request, RequestError>) -> Response {
+        let reply = match &request {
+            Err(e) => Err(ApiError::status(e.status, e.message)),
+            Ok(request) => check_headers(request, self.loopback)
+                .and_then(|()| parse_request(request.method, &request.target, &request.body))
                 .and_then(|api| self.handle(api)),
         };
-        let nosniff = header("X-Content-Type-Options", "nosniff");
         let response = match reply {
             Ok(Reply::Asset(asset)) => {
-                let mut response = Response::from_data(asset.body)
-                    .with_header(header("Content-Type", asset.content_type))
-                    .with_header(nosniff);
+                let response =
+                    Response::new(200, asset.body).with_header("Content-Type", asset.content_type);
                 if asset.path == "/" {
                     // Only this origin's scripts; the piece images are data: URLs.
-                    response = response.with_header(header(
+                    response.with_header(
                         "Content-Security-Policy",
                         "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'",
-                    ));
+                    )
+                } else {
+                    response
                 }
-                response
             }
-            Ok(Reply::Json(value)) => json_response(200, &value).with_header(nosniff),
-            Ok(Reply::Pgn(pgn)) => Response::from_data(pgn.into_bytes())
-                .with_header(header(
-                    "Content-Type",
-                    "application/x-chess-pgn; charset=utf-8",
-                ))
-                .with_header(header(
-                    "Content-Disposition",
-                    "attachment; filename=\"patina.pgn\"",
-                ))
-                .with_header(nosniff),
-            Err(e) => json_response(e.status, &json!({ "error": e.message })).with_header(nosniff),
+            Ok(Reply::Json(value)) => json_response(200, &value),
+            Ok(Reply::Pgn(pgn)) => Response::new(200, pgn.into_bytes())
+                .with_header("Content-Type", "application/x-chess-pgn; charset=utf-8")
+                .with_header("Content-Disposition", "attachment; filename=\"patina.pgn\""),
+            Err(e) => json_response(e.status, &json!({ "error": e.message })),
         };
-        // The browser may have gone; nothing to do about it.
-        let _ = request.respond(response);
+        response.with_header("X-Content-Type-Options", "nosniff")
     }
 
     fn handle(&self, api: Api) -> Result<Reply, ApiError> {
@@ -809,16 +780,10 @@ fn color_key(color: Color) -> &'static str {
     }
 }
 
-fn header(name: &str, value: &str) -> Header {
-    Header::from_bytes(name.as_bytes(), value.as_bytes())
-        .expect("header names and values are ASCII")
-}
-
-fn json_response(status: u16, value: &Value) -> Response<std::io::Cursor<Vec<u8>>> {
-    Response::from_data(value.to_string().into_bytes())
-        .with_status_code(status)
-        .with_header(header("Content-Type", "application/json"))
-        .with_header(header("Cache-Control", "no-store"))
+fn json_response(status: u16, value: &Value) -> Response {
+    Response::new(status, value.to_string().into_bytes())
+        .with_header("Content-Type", "application/json")
+        .with_header("Cache-Control", "no-store")
 }
 
 #[cfg(test)]
@@ -828,7 +793,7 @@ mod tests {
     const ID: &str = "0123456789abcdef0123456789abcdef";
 
     fn post(path: &str, body: &str) -> Result<Api, ApiError> {
-        parse_request(&Method::Post, path, body.as_bytes())
+        parse_request(Method::Post, path, body.as_bytes())
     }
 
     fn status(result: Result<Api, ApiError>) -> u16 {
@@ -837,9 +802,9 @@ mod tests {
 
     #[test]
     fn serves_only_embedded_assets() {
-        assert_eq!(parse_request(&Method::Get, "/", b""), Ok(Api::Asset("/")));
+        assert_eq!(parse_request(Method::Get, "/", b""), Ok(Api::Asset("/")));
         assert_eq!(
-            parse_request(&Method::Get, "/app.js?v=1", b""),
+            parse_request(Method::Get, "/app.js?v=1", b""),
             Ok(Api::Asset("/app.js"))
         );
         for path in [
@@ -850,29 +815,28 @@ mod tests {
             "/chessground/",
             "/api",
         ] {
-            assert_eq!(
-                status(parse_request(&Method::Get, path, b"")),
-                404,
-                "{path}"
-            );
+            assert_eq!(status(parse_request(Method::Get, path, b"")), 404, "{path}");
         }
-        assert_eq!(status(parse_request(&Method::Post, "/", b"")), 405);
-        assert_eq!(parse_request(&Method::Head, "/", b""), Ok(Api::Asset("/")));
-        assert_eq!(status(parse_request(&Method::Get, "/api/move", b"")), 405);
+        assert_eq!(status(parse_request(Method::Post, "/", b"")), 405);
+        assert_eq!(parse_request(Method::Head, "/", b""), Ok(Api::Asset("/")));
+        assert_eq!(status(parse_request(Method::Get, "/api/move", b"")), 405);
     }
 
     #[test]
     fn refuses_other_sites() {
-        let headers = |pairs: &[(&str, &str)]| -> Vec<Header> {
-            pairs
-                .iter()
-                .map(|(name, value)| header(name, value))
-                .collect()
-        };
         let local = "127.0.0.1:8080";
         let json = ("Content-Type", "application/json");
         let check = |method, pairs: &[(&str, &str)], loopback| {
-            check_headers(&method, &headers(pairs), loopback).map_err(|e| e.status)
+            let request = Request {
+                method,
+                target: "/".into(),
+                headers: pairs
+                    .iter()
+                    .map(|(name, value)| (name.to_string(), value.to_string()))
+                    .collect(),
+                body: Vec::new(),
+            };
+            check_headers(&request, loopback).map_err(|e| e.status)
         };
         assert_eq!(check(Method::Get, &[("Host", local)], true), Ok(()));
         assert_eq!(
@@ -899,7 +863,7 @@ mod tests {
     fn validates_sessions() {
         let url = format!("/api/state?session={ID}");
         assert_eq!(
-            parse_request(&Method::Get, &url, b""),
+            parse_request(Method::Get, &url, b""),
             Ok(Api::State(SessionId(ID.into())))
         );
         for url in [
@@ -908,7 +872,7 @@ mod tests {
             "/api/state?session=xyz",
             "/api/pgn?session=../../x",
         ] {
-            assert_eq!(status(parse_request(&Method::Get, url, b"")), 400, "{url}");
+            assert_eq!(status(parse_request(Method::Get, url, b"")), 400, "{url}");
         }
         assert_eq!(status(post("/api/undo", "{}")), 400);
         assert_eq!(status(post("/api/undo", r#"{"session": 5}"#)), 400);
