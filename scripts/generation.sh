@@ -146,7 +146,7 @@ sprt_dir=$DATA/sprt-gen$child
 # errors exit 1 too: H0 counts only with lineage.py's `verdict: H0` line).
 verdict() {
   local out code
-  out=$(python3 "$repo/scripts/lineage.py" verdict --log "$sprt_dir/fastchess.log" \
+  out=$(python3 "$repo/scripts/lineage.py" verdict --log "${1:-$sprt_dir/fastchess.log}" \
     --elo0 "${ELO0:-0}" --elo1 "${ELO1:-5}" --min-games "${MIN_GAMES:-40}")
   code=$?
   echo "$out"
@@ -167,7 +167,8 @@ match_decision() {
   verdict
 }
 # Runs the match (its arguments), stops it once its games decide it (after MIN_GAMES) and keeps
-# that verdict, then writes `finished` with the match's exit code. It runs in the match's own
+# that verdict with the log it was read from (`decided.log`: games finishing after it are not the
+# match's), then writes `finished` with the match's exit code. It runs in the match's own
 # process group, so a match that outlives a run killed outright still stops when decided.
 watch_match() {
   "$@" &
@@ -176,9 +177,11 @@ watch_match() {
     sleep 15
     played=$(grep -c "^Finished game" "$sprt_dir/fastchess.log" 2>/dev/null)
     if [ "${played:-0}" -ge "${MIN_GAMES:-40}" ] && [ ! -f "$sprt_dir/decided" ]; then
-      verdict > "$sprt_dir/decided.txt"
+      cp "$sprt_dir/fastchess.log" "$sprt_dir/checked.log"
+      verdict "$sprt_dir/checked.log" > "$sprt_dir/decided.txt"
       code=$?
       if [ $code -le 1 ]; then
+        mv "$sprt_dir/checked.log" "$sprt_dir/decided.log"
         echo "$code" > "$sprt_dir/decided.tmp" && mv "$sprt_dir/decided.tmp" "$sprt_dir/decided"
       fi
     fi
@@ -252,12 +255,14 @@ fi
 # again on a re-run (the SPRT reused), and one killed after it has its lineage recorded by the
 # next run, from the arguments saved beside the training run.
 hash=$(sha256sum "$candidate" | cut -c1-8)
+sprt_log=$sprt_dir/fastchess.log
+if [ -f "$sprt_dir/decided.log" ]; then sprt_log=$sprt_dir/decided.log; fi
 name=$net_id-$hash.nnue
 cp "$candidate" "$repo/nets/.$name.new"
 mv "$repo/nets/.$name.new" "$repo/nets/$name"
 printf '%s\n' --net "$name" --parent "$parent_name" --hidden "$hidden" --buckets "$buckets" \
   --datagen "$bin/datagen" --window "$used" \
-  --train-dir "$run" --sprt-log "$sprt_dir/fastchess.log" --tc "${TC:-8+0.08}" --elo0 "${ELO0:-0}" --elo1 "${ELO1:-5}" \
+  --train-dir "$run" --sprt-log "$sprt_log" --tc "${TC:-8+0.08}" --elo0 "${ELO0:-0}" --elo1 "${ELO1:-5}" \
   > "$run/lineage-pending"
 echo "$name" > "$repo/nets/.DEFAULT.new"
 mv "$repo/nets/.DEFAULT.new" "$repo/nets/DEFAULT"
