@@ -20,7 +20,11 @@ usage: patina                      a UCI engine on standard input and output
 ";
 
 fn main() -> ExitCode {
-    end_quietly_on_closed_output();
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    // The web server keeps SIGPIPE ignored: a browser closing a connection must not end it.
+    if args.first().is_none_or(|command| command != "web") {
+        end_quietly_on_closed_output();
+    }
     let missing = patina::missing_features();
     if !missing.is_empty() {
         // On stdout as well as in the exit code: a GUI shows the engine's output, not its stderr.
@@ -34,7 +38,6 @@ fn main() -> ExitCode {
     if let Some(warning) = patina::slow_sliders_warning() {
         println!("info string warning: {warning}");
     }
-    let args: Vec<String> = std::env::args().skip(1).collect();
     if matches!(args.as_slice(), [flag] if flag == "--version" || flag == "-V") {
         println!("{}", patina::NAME);
         return ExitCode::SUCCESS;

@@ -21,8 +21,11 @@ const MAX_HEADERS: usize = 48;
 /// How long the accept loop rests after an error it cannot blame on one peer (no file
 /// descriptor or thread left), so that it does not spin while the shortage lasts.
 const ACCEPT_BACKOFF: Duration = Duration::from_millis(100);
-/// How long a connection stays open after its answer, for the client to close it first.
+/// How long a connection stays open after its answer with nothing coming from the client, for
+/// the client to close it first.
 const LINGER: Duration = Duration::from_secs(1);
+/// The time an answer to a connection beyond the limit may take to write.
+const BUSY_WRITE_TIME: Duration = Duration::from_millis(50);
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Method {
@@ -119,9 +122,11 @@ where
                 status: 503,
                 message: "the server is busy; try again",
             };
-            // Answered here without lingering: the accept loop must not wait on a client.
+            // Answered without lingering, and given up on if it does not fit the socket's
+            // buffer at once: the accept loop must not wait on a client.
             let mut stream = stream;
-            answer(&mut stream, Method::Get, &handler(Err(busy)), limits);
+            let deadline = Instant::now() + BUSY_WRITE_TIME;
+            answer(&mut stream, Method::Get, &handler(Err(busy)), deadline);
             continue;
         };
         let handler = Arc::clone(&handler);
@@ -133,11 +138,16 @@ where
                 let mut stream = stream;
                 let (method, response) = match read_request(&mut stream, limits, deadline) {
                     Ok(request) => (request.method, handler(Ok(request))),
-                    Err(Unread::Refused(e)) => (Method::Get, handler(Err(e))),
-                    Err(Unread::Gone) => return,
+                    Err(ReadFailure::Refused(e)) => (Method::Get, handler(Err(e))),
+                    Err(ReadFailure::Gone) => return,
                 };
-                answer(&mut stream, method, &response, limits);
-                linger(&mut stream);
+                answer(
+                    &mut stream,
+                    method,
+                    &response,
+                    Instant::now() + limits.request_time,
+                );
+                linger(&mut stream, Instant::now() + limits.request_time);
             });
         // The closure, with the connection and its slot, is dropped: the peer sees a close.
         if let Err(e) = spawned {
@@ -164,32 +174,41 @@ impl Drop for Slot {
     }
 }
 
-enum Unread {
+enum ReadFailure {
     /// Answer the client with this error.
     Refused(RequestError),
     /// The client closed, reset or fell silent before sending anything: no one to answer.
     Gone,
 }
 
-fn refused(status: u16, message: &'static str) -> Unread {
-    Unread::Refused(RequestError { status, message })
+fn refused(status: u16, message: &'static str) -> ReadFailure {
+    ReadFailure::Refused(RequestError { status, message })
 }
 
 fn read_request(
     stream: &mut TcpStream,
     limits: Limits,
     deadline: Instant,
-) -> Result<Request, Unread> {
+) -> Result<Request, ReadFailure> {
     let mut buffer = Vec::with_capacity(1024);
-    let (head_len, mut request) = loop {
+    let (head_len, mut request, http_1_1) = loop {
+        let before = buffer.len();
         if read_some(stream, &mut buffer, deadline)? == 0 {
-            return Err(Unread::Gone);
+            return Err(ReadFailure::Gone);
+        }
+        // Parsed again only once the head may have ended (a blank line), so that a client
+        // sending a byte at a time does not cost a parse of the whole head for each.
+        let fresh = &buffer[before.saturating_sub(3)..];
+        let may_end =
+            fresh.windows(2).any(|w| w == b"\n\n") || fresh.windows(3).any(|w| w == b"\n\r\n");
+        if !may_end && buffer.len() < limits.head_bytes {
+            continue;
         }
         let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
         let mut head = httparse::Request::new(&mut headers);
         match head.parse(&buffer) {
             Ok(httparse::Status::Complete(len)) if len <= limits.head_bytes => {
-                break (len, owned(&head)?);
+                break (len, to_request(&head)?, head.version == Some(1));
             }
             Ok(httparse::Status::Partial) if buffer.len() < limits.head_bytes => {}
             Ok(_) | Err(httparse::Error::TooManyHeaders) => {
@@ -209,17 +228,17 @@ fn read_request(
         return Err(refused(413, "the request body is too large"));
     }
     let end = head_len + body_len;
-    let expects_continue = request
-        .header("Expect")
-        .is_some_and(|value| value.eq_ignore_ascii_case("100-continue"));
+    // A client that waits for leave to send its body (HTTP/1.0 knows no such thing).
+    let expects_continue = http_1_1
+        && request
+            .header("Expect")
+            .is_some_and(|value| value.eq_ignore_ascii_case("100-continue"));
     if expects_continue && buffer.len() < end {
-        stream
-            .write_all(b"HTTP/1.1 100 Continue\r\n\r\n")
-            .map_err(|_| Unread::Gone)?;
+        send(stream, b"HTTP/1.1 100 Continue\r\n\r\n", deadline).map_err(|_| ReadFailure::Gone)?;
     }
     while buffer.len() < end {
         if read_some(stream, &mut buffer, deadline)? == 0 {
-            return Err(Unread::Gone);
+            return Err(ReadFailure::Gone);
         }
     }
     // Bytes beyond the body would be a second request; one is served per connection.
@@ -228,7 +247,7 @@ fn read_request(
 }
 
 /// The parsed head as owned strings; header values must be text.
-fn owned(head: &httparse::Request) -> Result<Request, Unread> {
+fn to_request(head: &httparse::Request) -> Result<Request, ReadFailure> {
     let method = match head.method {
         Some("GET") => Method::Get,
         Some("HEAD") => Method::Head,
@@ -250,7 +269,7 @@ fn owned(head: &httparse::Request) -> Result<Request, Unread> {
 }
 
 /// The body's length: 0 without a `Content-Length`; repeated ones must agree.
-fn content_length(request: &Request) -> Result<usize, Unread> {
+fn content_length(request: &Request) -> Result<usize, ReadFailure> {
     let mut length = None;
     for (_, value) in request
         .headers
@@ -277,13 +296,13 @@ fn read_some(
     stream: &mut TcpStream,
     buffer: &mut Vec<u8>,
     deadline: Instant,
-) -> Result<usize, Unread> {
+) -> Result<usize, ReadFailure> {
     let mut chunk = [0; 4096];
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
         // A connection opened and left silent (browsers open spare ones) is closed unanswered.
         let timed_out = || match buffer.is_empty() {
-            true => Unread::Gone,
+            true => ReadFailure::Gone,
             false => refused(408, "the request took too long to arrive"),
         };
         if left.is_zero() {
@@ -291,7 +310,7 @@ fn read_some(
         }
         stream
             .set_read_timeout(Some(left))
-            .map_err(|_| Unread::Gone)?;
+            .map_err(|_| ReadFailure::Gone)?;
         match stream.read(&mut chunk) {
             Ok(n) => {
                 buffer.extend_from_slice(&chunk[..n]);
@@ -301,27 +320,27 @@ fn read_some(
             Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
                 return Err(timed_out());
             }
-            Err(_) => return Err(Unread::Gone),
+            Err(_) => return Err(ReadFailure::Gone),
         }
     }
 }
 
-/// Writes `response` and ends the connection's sending side; a client that has gone is no
-/// one's concern.
-fn answer(stream: &mut TcpStream, method: Method, response: &Response, limits: Limits) {
-    let _ = stream.set_write_timeout(Some(limits.request_time));
-    if write_response(stream, method, response).is_ok() {
+/// Writes `response` by `deadline` and ends the connection's sending side; a client that has
+/// gone, or reads too slowly, is no one's concern. std writes to sockets without raising
+/// SIGPIPE, so a closed connection is an error here, not the end of the process.
+fn answer(stream: &mut TcpStream, method: Method, response: &Response, deadline: Instant) {
+    if send(stream, &encode(method, response), deadline).is_ok() {
         let _ = stream.shutdown(Shutdown::Write);
     }
 }
 
-/// Reads and drops what the client still sends until it closes, for at most `LINGER`. Closing
-/// with bytes unread (a refused body) would reset the connection, which can destroy the answer
-/// before the client has read it.
-fn linger(stream: &mut TcpStream) {
-    let deadline = Instant::now() + LINGER;
+/// Reads and drops what the client still sends until it closes, for as long as bytes keep
+/// coming within `LINGER` of each other and at most until `deadline`. Closing with bytes unread
+/// (a refused body) would reset the connection, which can destroy the answer before the client
+/// has read it.
+fn linger(stream: &mut TcpStream, deadline: Instant) {
     let mut scratch = Vec::new();
-    while let Ok(n) = read_some(stream, &mut scratch, deadline) {
+    while let Ok(n) = read_some(stream, &mut scratch, deadline.min(Instant::now() + LINGER)) {
         if n == 0 {
             break;
         }
@@ -329,7 +348,25 @@ fn linger(stream: &mut TcpStream) {
     }
 }
 
-fn write_response(out: &mut impl Write, method: Method, response: &Response) -> io::Result<()> {
+fn send(stream: &mut TcpStream, mut bytes: &[u8], deadline: Instant) -> io::Result<()> {
+    while !bytes.is_empty() {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(ErrorKind::TimedOut.into());
+        }
+        stream.set_write_timeout(Some(left))?;
+        match stream.write(bytes) {
+            Ok(0) => return Err(ErrorKind::WriteZero.into()),
+            Ok(n) => bytes = &bytes[n..],
+            Err(e) if e.kind() == ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+/// The response as sent: HEAD is answered as GET without the body, its length still announced.
+fn encode(method: Method, response: &Response) -> Vec<u8> {
     let mut head = format!(
         "HTTP/1.1 {} {}\r\n",
         response.status,
@@ -344,12 +381,11 @@ fn write_response(out: &mut impl Write, method: Method, response: &Response) -> 
         httpdate::fmt_http_date(SystemTime::now()),
         response.body.len()
     );
-    out.write_all(head.as_bytes())?;
-    // HEAD is answered as GET without the body, its length still announced.
+    let mut bytes = head.into_bytes();
     if method != Method::Head {
-        out.write_all(&response.body)?;
+        bytes.extend_from_slice(&response.body);
     }
-    out.flush()
+    bytes
 }
 
 fn reason(status: u16) -> &'static str {
@@ -446,7 +482,8 @@ mod tests {
         assert!(answer.contains("\r\nConnection: close\r\n"), "{answer}");
         assert!(answer.contains("\r\nDate: "), "{answer}");
 
-        // HEAD: the same head, the length of the body that GET would send, no body.
+        // HEAD: the head alone, with the length of the body the same request by GET would get
+        // ("Head /a - " here, as the echo names the method).
         let answer = exchange(address, &[b"HEAD /a HTTP/1.1\r\nHost: x\r\n\r\n"]);
         assert!(answer.contains("\r\nContent-Length: 10\r\n"), "{answer}");
         assert!(answer.ends_with("\r\n\r\n"), "{answer}");
@@ -462,27 +499,32 @@ mod tests {
         );
         assert_eq!(status_and_body(&answer).1, "Post /p - hello world");
 
+        // The blank line that ends the head split across two reads; bare line feeds.
+        let answer = exchange(address, &[b"GET /s HTTP/1.1\r\nHost: x\r\n\r", b"\n"]);
+        assert_eq!(status_and_body(&answer).1, "Get /s - ");
+        let answer = exchange(address, &[b"GET /lf HTTP/1.1\nHost: x\n", b"\n"]);
+        assert_eq!(status_and_body(&answer).1, "Get /lf - ");
+
         // A client that waits for leave to send its body.
-        let answer = exchange(
-            address,
-            &[
-                b"POST /p HTTP/1.1\r\nContent-Length: 2\r\nExpect: 100-continue\r\n\r\n",
-                b"ok",
-            ],
+        let mut stream = TcpStream::connect(address).unwrap();
+        stream
+            .write_all(b"POST /p HTTP/1.1\r\nContent-Length: 2\r\nExpect: 100-continue\r\n\r\n")
+            .unwrap();
+        let mut interim = [0; 25];
+        stream.read_exact(&mut interim).unwrap();
+        assert_eq!(&interim, b"HTTP/1.1 100 Continue\r\n\r\n");
+        stream.write_all(b"ok").unwrap();
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer).unwrap();
+        assert_eq!(
+            status_and_body(&answer),
+            ("HTTP/1.1 200 OK", "Post /p - ok")
         );
-        assert!(
-            answer.starts_with("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\n"),
-            "{answer}"
-        );
-        assert!(answer.ends_with("Post /p - ok"), "{answer}");
     }
 
     #[test]
     fn refuses_what_it_cannot_read() {
-        let address = start(Limits {
-            request_time: Duration::from_millis(300),
-            ..LIMITS
-        });
+        let address = start(LIMITS);
         let status = |parts: &[&[u8]]| status_and_body(&exchange(address, parts)).0.to_string();
         assert_eq!(
             status(&[b"NOT HTTP AT ALL\r\n\r\n"]),
@@ -525,6 +567,11 @@ mod tests {
             "HTTP/1.1 431 Request Header Fields Too Large"
         );
         // A head, or a body, that stops coming.
+        let address = start(Limits {
+            request_time: Duration::from_millis(300),
+            ..LIMITS
+        });
+        let status = |parts: &[&[u8]]| status_and_body(&exchange(address, parts)).0.to_string();
         assert_eq!(
             status(&[b"GET / HTTP/1.1\r\nHo"]),
             "HTTP/1.1 408 Request Timeout"
