@@ -463,6 +463,10 @@ mod tests {
         (head.lines().next().unwrap(), body)
     }
 
+    fn status_line(address: SocketAddr, parts: &[&[u8]]) -> String {
+        status_and_body(&exchange(address, parts)).0.to_string()
+    }
+
     #[test]
     fn answers_one_request_and_closes() {
         let address = start(LIMITS);
@@ -524,63 +528,62 @@ mod tests {
 
     #[test]
     fn refuses_what_it_cannot_read() {
-        let address = start(LIMITS);
-        let status = |parts: &[&[u8]]| status_and_body(&exchange(address, parts)).0.to_string();
-        assert_eq!(
-            status(&[b"NOT HTTP AT ALL\r\n\r\n"]),
-            "HTTP/1.1 400 Bad Request"
-        );
-        assert_eq!(
-            status(&[b"POST / HTTP/1.1\r\nContent-Length: 65\r\n\r\n"]),
-            "HTTP/1.1 413 Content Too Large"
-        );
         // Refused with its body sent: the answer must still arrive, not a reset.
         let large = [
             b"POST / HTTP/1.1\r\nContent-Length: 8000000\r\n\r\n".as_slice(),
             &vec![b'x'; 8_000_000],
         ]
         .concat();
-        assert_eq!(status(&[&large]), "HTTP/1.1 413 Content Too Large");
-        assert_eq!(
-            status(&[b"POST / HTTP/1.1\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\nab"]),
-            "HTTP/1.1 400 Bad Request"
-        );
-        assert_eq!(
-            status(&[b"POST / HTTP/1.1\r\nContent-Length: -1\r\n\r\n"]),
-            "HTTP/1.1 400 Bad Request"
-        );
-        assert_eq!(
-            status(&[b"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nab\r\n0\r\n\r\n"]),
-            "HTTP/1.1 501 Not Implemented"
-        );
         let long = format!("GET / HTTP/1.1\r\nCookie: {}\r\n\r\n", "c".repeat(2000));
-        assert_eq!(
-            status(&[long.as_bytes()]),
-            "HTTP/1.1 431 Request Header Fields Too Large"
-        );
         let many = format!(
             "GET / HTTP/1.1\r\n{}\r\n",
             "A: b\r\n".repeat(MAX_HEADERS + 1)
         );
-        assert_eq!(
-            status(&[many.as_bytes()]),
-            "HTTP/1.1 431 Request Header Fields Too Large"
-        );
-        // A head, or a body, that stops coming.
+        let refused: [(&[u8], &str); 8] = [
+            (b"NOT HTTP AT ALL\r\n\r\n", "400 Bad Request"),
+            (
+                b"POST / HTTP/1.1\r\nContent-Length: 65\r\n\r\n",
+                "413 Content Too Large",
+            ),
+            (&large, "413 Content Too Large"),
+            (
+                b"POST / HTTP/1.1\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\nab",
+                "400 Bad Request",
+            ),
+            (
+                b"POST / HTTP/1.1\r\nContent-Length: -1\r\n\r\n",
+                "400 Bad Request",
+            ),
+            (
+                b"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nab\r\n0\r\n\r\n",
+                "501 Not Implemented",
+            ),
+            (long.as_bytes(), "431 Request Header Fields Too Large"),
+            (many.as_bytes(), "431 Request Header Fields Too Large"),
+        ];
+        let address = start(LIMITS);
+        for (request, status) in refused {
+            assert_eq!(
+                status_line(address, &[request]),
+                format!("HTTP/1.1 {status}")
+            );
+        }
+
+        // A head, or a body, that stops coming; a connection that never says anything is
+        // closed without an answer.
         let address = start(Limits {
             request_time: Duration::from_millis(300),
             ..LIMITS
         });
-        let status = |parts: &[&[u8]]| status_and_body(&exchange(address, parts)).0.to_string();
-        assert_eq!(
-            status(&[b"GET / HTTP/1.1\r\nHo"]),
-            "HTTP/1.1 408 Request Timeout"
-        );
-        assert_eq!(
-            status(&[b"POST / HTTP/1.1\r\nContent-Length: 9\r\n\r\nabc"]),
-            "HTTP/1.1 408 Request Timeout"
-        );
-        // A connection that never says anything is closed without an answer.
+        for request in [
+            b"GET / HTTP/1.1\r\nHo".as_slice(),
+            b"POST / HTTP/1.1\r\nContent-Length: 9\r\n\r\nabc",
+        ] {
+            assert_eq!(
+                status_line(address, &[request]),
+                "HTTP/1.1 408 Request Timeout"
+            );
+        }
         assert_eq!(exchange(address, &[]), "");
     }
 
