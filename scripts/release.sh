@@ -15,6 +15,11 @@
 #   patina-<version>-x86-64-avx2    AVX2 without PEXT (microcoded, and slow, on AMD before Zen 3)
 #   patina-<version>-x86-64-bmi2    x86-64-v3: AVX2 and PEXT slider lookups
 #   patina-<version>-x86-64-avx512  x86-64-v4: AVX-512
+#   patina-<version>-aarch64        ARMv8-A: NEON (Apple silicon, Graviton, Raspberry Pi 4/5)
+#
+# The AArch64 binary is built when this toolchain can: `rustup target add
+# aarch64-unknown-linux-gnu` and a cross linker (Debian: gcc-aarch64-linux-gnu), and benched
+# like the others under qemu-aarch64 (Debian: qemu-user) when it is on PATH.
 #
 # On AMD before Zen 3 (Zen 1 and 2, CPUID family 23; Excavator, family 21), PEXT is microcode:
 # there the avx2 binary is the fastest, and the bmi2 one says so with an `info string warning`
@@ -80,6 +85,29 @@ for level in x86-64-v2 x86-64-avx2 x86-64-bmi2 x86-64-avx512; do
   fi
   signature=$nodes
 done
+
+arm=aarch64-unknown-linux-gnu
+arm_linker=${CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER:-aarch64-linux-gnu-gcc}
+if rustup target list --installed 2> /dev/null | grep -qx "$arm" && command -v "$arm_linker" > /dev/null; then
+  exe=$out/patina-$version-aarch64
+  (cd "$root" && RUSTFLAGS="-C target-cpu=generic" CARGO_TARGET_DIR="$root/target/release-aarch64" \
+    CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=$arm_linker \
+    cargo build --release --quiet --target "$arm" -p patina --bin patina)
+  cp "$root/target/release-aarch64/$arm/release/patina" "$exe"
+  if command -v qemu-aarch64 > /dev/null; then
+    output=$(QEMU_LD_PREFIX=${QEMU_LD_PREFIX:-/usr/aarch64-linux-gnu} qemu-aarch64 "$exe" bench 2>&1)
+    result=${output##*$'\n'}
+    if [ "${result%% *}" != "$signature" ]; then
+      echo "aarch64: bench under qemu-aarch64 says $result, the x86-64 levels $signature" >&2
+      exit 1
+    fi
+    echo "aarch64: $exe, bench under qemu-aarch64 $result"
+  else
+    echo "aarch64: $exe, not benched: no qemu-aarch64"
+  fi
+else
+  echo "aarch64: not built: needs \`rustup target add $arm\` and $arm_linker"
+fi
 
 if command -v qemu-x86_64 > /dev/null; then
   for check in "Haswell x86-64-avx512" "core2duo x86-64-v2"; do

@@ -60,6 +60,8 @@ fn bench_width<const N: usize>(c: &mut Criterion) {
         target_feature = "avx512bw"
     ))]
     bench_path::<patina::nnue::simd::Avx512, N>(c);
+    #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+    bench_path::<patina::nnue::simd::Neon, N>(c);
 }
 
 fn widths(c: &mut Criterion) {

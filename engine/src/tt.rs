@@ -178,6 +178,9 @@ impl TranspositionTable {
             // SAFETY: prefetching is only a hint and never faults; the pointer is a valid reference.
             unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(ptr) };
         }
+        // Elsewhere std has no stable prefetch: the probe loads the bucket when it comes.
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = key;
     }
 
     pub fn probe(&self, key: u64, ply: usize) -> Option<TtHit> {

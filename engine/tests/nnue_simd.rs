@@ -4,7 +4,8 @@
 //!
 //! A path's test exists only where the build enables its instruction set (the workspace builds
 //! with `target-cpu=native`). On the AVX2-only CI machine the AVX-512 test is not compiled; it
-//! runs on a CPU with AVX-512F and AVX-512BW.
+//! runs on a CPU with AVX-512F and AVX-512BW. The NEON test runs on AArch64, natively or under
+//! QEMU (the README shows how).
 
 use patina::nnue::simd::{self, Kernels, Scalar};
 use patina::nnue::{AccumulatorStack, Network, HIDDEN, QA, QB, SCALE};
@@ -99,6 +100,8 @@ fn active_path_is_the_widest_compiled() {
         "avx512"
     } else if cfg!(all(target_arch = "x86_64", target_feature = "avx2")) {
         "avx2"
+    } else if cfg!(all(target_arch = "aarch64", target_feature = "neon")) {
+        "neon"
     } else {
         "scalar"
     };
@@ -180,4 +183,13 @@ fn avx512_matches_scalar() {
     assert_matches_scalar::<simd::Avx512, 256>(2);
     assert_matches_scalar::<simd::Avx512, 512>(3);
     assert_matches_scalar::<simd::Avx512, 1024>(4);
+}
+
+#[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+#[test]
+fn neon_matches_scalar() {
+    assert_matches_scalar::<simd::Neon, 128>(1);
+    assert_matches_scalar::<simd::Neon, 256>(2);
+    assert_matches_scalar::<simd::Neon, 512>(3);
+    assert_matches_scalar::<simd::Neon, 1024>(4);
 }

@@ -45,6 +45,7 @@ pub fn slider_lookup_for(vendor: &str, family: u32, _model: u32, has_bmi2: bool)
 /// Family and model from CPUID leaf 1's EAX, as the vendors' manuals define them: the extended
 /// family is added only when the base family is 0xF, and the extended model is the high nibble
 /// only when the base family is 0x6 or 0xF.
+#[cfg(any(target_arch = "x86_64", test))]
 pub fn family_and_model(eax: u32) -> (u32, u32) {
     let base_family = eax >> 8 & 0xF;
     let base_model = eax >> 4 & 0xF;

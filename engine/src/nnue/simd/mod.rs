@@ -2,10 +2,11 @@
 //! trait. `Scalar` is the plain-loop reference that every other path must match bit for bit;
 //! it stays compiled so tests and benchmarks can compare against it. The vector paths are
 //! written once (`vector`) over a handful of register operations that each instruction set
-//! supplies in its own small module (`avx2`, `avx512`).
+//! supplies in its own small module (`avx2`, `avx512`, `neon`).
 //!
 //! The path is chosen at compile time from the build's target features (the workspace builds
-//! with `target-cpu=native`): AVX-512 if available, else AVX2, else scalar.
+//! with `target-cpu=native`): on x86-64 AVX-512 if available, else AVX2, else scalar; on
+//! AArch64 NEON.
 
 mod scalar;
 mod vector;
@@ -32,6 +33,11 @@ mod avx512;
 ))]
 pub use avx512::Avx512;
 
+#[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+mod neon;
+#[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+pub use neon::Neon;
+
 /// The widest path this build compiles; the engine calls its kernels.
 #[cfg(all(
     target_arch = "x86_64",
@@ -47,10 +53,16 @@ pub type Active = Avx512;
 ))]
 pub type Active = Avx2;
 
-#[cfg(not(all(target_arch = "x86_64", target_feature = "avx2")))]
+#[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+pub type Active = Neon;
+
+#[cfg(not(any(
+    all(target_arch = "x86_64", target_feature = "avx2"),
+    all(target_arch = "aarch64", target_feature = "neon")
+)))]
 pub type Active = Scalar;
 
-/// The compiled path: "avx512", "avx2" or "scalar".
+/// The compiled path: "avx512", "avx2", "neon" or "scalar".
 pub const ACTIVE_PATH: &str = <Active as Kernels>::NAME;
 
 /// Accumulator updates and the output layer's dot product at any width N. The i16 updates
