@@ -15,11 +15,16 @@
 #   patina-<version>-x86-64-avx2    AVX2 without PEXT (microcoded, and slow, on AMD before Zen 3)
 #   patina-<version>-x86-64-bmi2    x86-64-v3: AVX2 and PEXT slider lookups
 #   patina-<version>-x86-64-avx512  x86-64-v4: AVX-512
-#   patina-<version>-aarch64        ARMv8-A: NEON (Apple silicon, Graviton, Raspberry Pi 4/5)
+#   patina-<version>-<level>.exe    the same levels for Windows
+#   patina-<version>-aarch64        Linux on ARMv8-A, NEON (Graviton, a Raspberry Pi 4/5 on a
+#                                   64-bit OS)
 #
-# The AArch64 binary is built when this toolchain can: `rustup target add
-# aarch64-unknown-linux-gnu` and a cross linker (Debian: gcc-aarch64-linux-gnu), and benched
-# like the others under qemu-aarch64 (Debian: qemu-user) when it is on PATH.
+# The Windows and AArch64 binaries are built where the cross toolchain is installed: the rustup
+# target (`rustup target add x86_64-pc-windows-gnu aarch64-unknown-linux-gnu`) and its linker
+# (Debian: gcc-mingw-w64-x86-64, gcc-aarch64-linux-gnu). They are benched like the others
+# under wine (Debian: wine) and qemu-aarch64 (Debian: qemu-user) when those are on PATH.
+# Rust's std makes Windows binaries import ProcessPrng from bcryptprimitives.dll, which Wine
+# 8.0 (Debian 12) lacks: there the Windows binaries are reported as not benched.
 #
 # On AMD before Zen 3 (Zen 1 and 2, CPUID family 23; Excavator, family 21), PEXT is microcode:
 # there the avx2 binary is the fastest, and the bmi2 one says so with an `info string warning`
@@ -54,6 +59,7 @@ declare -A flags=(
   [x86-64-avx512]="-C target-cpu=x86-64-v4"
 )
 signature=""
+declare -A runnable=()
 for level in x86-64-v2 x86-64-avx2 x86-64-bmi2 x86-64-avx512; do
   exe=$out/patina-$version-$level
   # RUSTFLAGS replaces .cargo/config.toml's target-cpu=native for the engine and its
@@ -79,6 +85,7 @@ for level in x86-64-v2 x86-64-avx2 x86-64-bmi2 x86-64-avx512; do
     exit 1
   fi
   echo "$level: $exe, bench $result (${sliders[$level]} sliders)"
+  runnable[$level]=1
   if [ -n "$signature" ] && [ "$nodes" != "$signature" ]; then
     echo "bench differs between levels: $nodes against $signature" >&2
     exit 1
@@ -86,22 +93,59 @@ for level in x86-64-v2 x86-64-avx2 x86-64-bmi2 x86-64-avx512; do
   signature=$nodes
 done
 
+# Whether the cross toolchain for rustup target $1, linking with $2, is installed.
+can_cross_build() {
+  rustup target list --installed 2> /dev/null | grep -x "$1" > /dev/null && command -v "$2" > /dev/null
+}
+# Benches cross-built binary $2 (named $1) with the runner that follows (wine, qemu-aarch64)
+# and checks it against the x86-64 levels' signature.
+check_cross() {
+  local name=$1 exe=$2 status=0 output result
+  shift 2
+  output=$("$@" "$exe" bench 2>&1) || status=$?
+  result=${output##*$'\n'}
+  if [ $status -ne 0 ] && [[ $output == *bcryptprimitives* ]]; then
+    echo "$name: $exe, not benched: this $1 lacks bcryptprimitives.dll"
+    return
+  elif [ $status -ne 0 ]; then
+    echo "$name: bench under $1 failed (exit code $status): $result" >&2
+    exit 1
+  elif [ -z "$signature" ] || [ "${result%% *}" != "$signature" ]; then
+    echo "$name: bench under $1 says $result, the x86-64 levels ${signature:-none}" >&2
+    exit 1
+  fi
+  echo "$name: $exe, bench under $1 $result"
+}
+
+win=x86_64-pc-windows-gnu
+if can_cross_build "$win" x86_64-w64-mingw32-gcc; then
+  for level in x86-64-v2 x86-64-avx2 x86-64-bmi2 x86-64-avx512; do
+    exe=$out/patina-$version-$level.exe
+    (cd "$root" && RUSTFLAGS="${flags[$level]}" CARGO_TARGET_DIR="$root/target/release-$level" \
+      cargo build --release --quiet --target "$win" -p patina --bin patina)
+    cp "$root/target/release-$level/$win/release/patina.exe" "$exe"
+    if [ -z "${runnable[$level]:-}" ]; then
+      echo "$level.exe: $exe, not benched: this CPU cannot run it"
+    elif command -v wine > /dev/null; then
+      WINEDEBUG=-all,err+module check_cross "$level.exe" "$exe" wine
+    else
+      echo "$level.exe: $exe, not benched: no wine"
+    fi
+  done
+else
+  echo "Windows: not built: needs \`rustup target add $win\` and x86_64-w64-mingw32-gcc"
+fi
+
 arm=aarch64-unknown-linux-gnu
 arm_linker=${CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER:-aarch64-linux-gnu-gcc}
-if rustup target list --installed 2> /dev/null | grep -qx "$arm" && command -v "$arm_linker" > /dev/null; then
+if can_cross_build "$arm" "$arm_linker"; then
   exe=$out/patina-$version-aarch64
   (cd "$root" && RUSTFLAGS="-C target-cpu=generic" CARGO_TARGET_DIR="$root/target/release-aarch64" \
     CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=$arm_linker \
     cargo build --release --quiet --target "$arm" -p patina --bin patina)
   cp "$root/target/release-aarch64/$arm/release/patina" "$exe"
   if command -v qemu-aarch64 > /dev/null; then
-    output=$(QEMU_LD_PREFIX=${QEMU_LD_PREFIX:-/usr/aarch64-linux-gnu} qemu-aarch64 "$exe" bench 2>&1)
-    result=${output##*$'\n'}
-    if [ "${result%% *}" != "$signature" ]; then
-      echo "aarch64: bench under qemu-aarch64 says $result, the x86-64 levels $signature" >&2
-      exit 1
-    fi
-    echo "aarch64: $exe, bench under qemu-aarch64 $result"
+    QEMU_LD_PREFIX=${QEMU_LD_PREFIX:-/usr/aarch64-linux-gnu} check_cross aarch64 "$exe" qemu-aarch64
   else
     echo "aarch64: $exe, not benched: no qemu-aarch64"
   fi

@@ -1,6 +1,6 @@
-//! NEON registers: 8 i16 lanes in 128 bits. NEON is part of every AArch64 target Rust builds
-//! for; the module is still compiled only where the build enables it, which is what makes
-//! calling the intrinsics sound without runtime detection. A register holds i16 lanes or,
+//! NEON registers: 8 i16 lanes in 128 bits. NEON is enabled by default on the AArch64 targets
+//! Patina is built for; the module is compiled only where the build enables it, which is what
+//! makes calling the intrinsics sound without runtime detection. A register holds i16 lanes or,
 //! after `madd_i16`, i32 lanes reinterpreted in place.
 
 use std::arch::aarch64::*;
