@@ -1,11 +1,18 @@
 # OpenBench contract: `make EXE=<path> [EVALFILE=<net>]` builds the engine for this CPU.
 EXE ?= patina
+# Handed to the build through the environment (empty: the net nets/DEFAULT names), which works
+# whichever shell make runs recipes with, cmd.exe on Windows included.
 EVALFILE ?=
+export EVALFILE
+# On Windows the binary is found by its .exe name.
+ifeq ($(OS),Windows_NT)
+override EXE := $(patsubst %.exe,%,$(EXE)).exe
+endif
 
 .PHONY: all test clean
 
 all:
-	EVALFILE=$(EVALFILE) cargo rustc --release -p patina --bin patina -- -C target-cpu=native --emit link=$(abspath $(EXE))
+	cargo rustc --release -p patina --bin patina -- -C target-cpu=native --emit link=$(abspath $(EXE))
 
 test:
 	cargo test --profile test-release --workspace
