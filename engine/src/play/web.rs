@@ -292,16 +292,15 @@ fn parse_request(method: Method, url: &str, body: &[u8]) -> Result<Api, ApiError
 /// names a domain although the server listens on loopback; and a cross-site form may POST without
 /// the browser asking first, but never as `application/json`.
 fn check_headers(request: &Request, loopback: bool) -> Result<(), ApiError> {
-    let get = |name| request.header(name);
     let refused = || ApiError::status(403, "requests from other sites are refused");
-    let host = get("Host").unwrap_or("");
+    let host = request.header("Host").unwrap_or("");
     if loopback {
         let name = host.rsplit_once(':').map_or(host, |(name, _)| name);
         if !matches!(name, "localhost" | "127.0.0.1" | "[::1]") {
             return Err(refused());
         }
     }
-    if let Some(origin) = get("Origin") {
+    if let Some(origin) = request.header("Origin") {
         let origin = origin
             .strip_prefix("http://")
             .or_else(|| origin.strip_prefix("https://"))
@@ -311,7 +310,9 @@ fn check_headers(request: &Request, loopback: bool) -> Result<(), ApiError> {
         }
     }
     if request.method == Method::Post
-        && !get("Content-Type").is_some_and(|t| t.starts_with("application/json"))
+        && !request
+            .header("Content-Type")
+            .is_some_and(|t| t.starts_with("application/json"))
     {
         return Err(ApiError::status(
             415,

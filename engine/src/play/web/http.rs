@@ -132,29 +132,34 @@ where
         let handler = Arc::clone(&handler);
         let spawned = thread::Builder::new()
             .name("patina-web".into())
-            .spawn(move || {
-                let _slot = slot;
-                let deadline = Instant::now() + limits.request_time;
-                let mut stream = stream;
-                let (method, response) = match read_request(&mut stream, limits, deadline) {
-                    Ok(request) => (request.method, handler(Ok(request))),
-                    Err(ReadFailure::Refused(e)) => (Method::Get, handler(Err(e))),
-                    Err(ReadFailure::Gone) => return,
-                };
-                answer(
-                    &mut stream,
-                    method,
-                    &response,
-                    Instant::now() + limits.request_time,
-                );
-                linger(&mut stream, Instant::now() + limits.request_time);
-            });
+            .spawn(move || serve_connection(stream, slot, limits, &*handler));
         // The closure, with the connection and its slot, is dropped: the peer sees a close.
         if let Err(e) = spawned {
             eprintln!("patina web: cannot start a thread for a connection: {e}");
             thread::sleep(ACCEPT_BACKOFF);
         }
     }
+}
+
+/// One connection's life on its own thread: its request read by the deadline, answered, and the
+/// connection closed once the client has gone or stopped sending; its place is given back then.
+fn serve_connection<H>(mut stream: TcpStream, _slot: Slot, limits: Limits, handler: &H)
+where
+    H: Fn(Result<Request, RequestError>) -> Response,
+{
+    let deadline = Instant::now() + limits.request_time;
+    let (method, response) = match read_request(&mut stream, limits, deadline) {
+        Ok(request) => (request.method, handler(Ok(request))),
+        Err(ReadFailure::Refused(e)) => (Method::Get, handler(Err(e))),
+        Err(ReadFailure::Gone) => return,
+    };
+    answer(
+        &mut stream,
+        method,
+        &response,
+        Instant::now() + limits.request_time,
+    );
+    linger(&mut stream, Instant::now() + limits.request_time);
 }
 
 /// One of the limited connection places, given back when dropped.
