@@ -58,16 +58,23 @@ declare -A flags=(
   [x86-64-bmi2]="-C target-cpu=x86-64-v3"
   [x86-64-avx512]="-C target-cpu=x86-64-v4"
 )
+# Builds the engine for rustup target $1 with RUSTFLAGS $2 into target/release-$3 and copies
+# it to $4. RUSTFLAGS replaces .cargo/config.toml's target-cpu=native for the engine and its
+# dependencies; a target directory per level keeps each level's build from invalidating the
+# others'.
+build() {
+  local binary=patina
+  if [[ $1 == *windows* ]]; then binary=patina.exe; fi
+  (cd "$root" && RUSTFLAGS="$2" CARGO_TARGET_DIR="$root/target/release-$3" \
+    cargo build --release --quiet --target "$1" -p patina --bin patina)
+  cp "$root/target/release-$3/$1/release/$binary" "$4"
+}
+
 signature=""
 declare -A runnable=()
 for level in x86-64-v2 x86-64-avx2 x86-64-bmi2 x86-64-avx512; do
   exe=$out/patina-$version-$level
-  # RUSTFLAGS replaces .cargo/config.toml's target-cpu=native for the engine and its
-  # dependencies; a target directory per level keeps each level's build from invalidating the
-  # others'.
-  (cd "$root" && RUSTFLAGS="${flags[$level]}" CARGO_TARGET_DIR="$root/target/release-$level" \
-    cargo build --release --quiet --target "$host" -p patina --bin patina)
-  cp "$root/target/release-$level/$host/release/patina" "$exe"
+  build "$host" "${flags[$level]}" "$level" "$exe"
   status=0
   output=$("$exe" bench 2>&1) || status=$?
   result=${output##*$'\n'}
@@ -121,9 +128,7 @@ win=x86_64-pc-windows-gnu
 if can_cross_build "$win" x86_64-w64-mingw32-gcc; then
   for level in x86-64-v2 x86-64-avx2 x86-64-bmi2 x86-64-avx512; do
     exe=$out/patina-$version-$level.exe
-    (cd "$root" && RUSTFLAGS="${flags[$level]}" CARGO_TARGET_DIR="$root/target/release-$level" \
-      cargo build --release --quiet --target "$win" -p patina --bin patina)
-    cp "$root/target/release-$level/$win/release/patina.exe" "$exe"
+    build "$win" "${flags[$level]}" "$level" "$exe"
     if [ -z "${runnable[$level]:-}" ]; then
       echo "$level.exe: $exe, not benched: this CPU cannot run it"
     elif command -v wine > /dev/null; then
@@ -140,10 +145,7 @@ arm=aarch64-unknown-linux-gnu
 arm_linker=${CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER:-aarch64-linux-gnu-gcc}
 if can_cross_build "$arm" "$arm_linker"; then
   exe=$out/patina-$version-aarch64
-  (cd "$root" && RUSTFLAGS="-C target-cpu=generic" CARGO_TARGET_DIR="$root/target/release-aarch64" \
-    CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=$arm_linker \
-    cargo build --release --quiet --target "$arm" -p patina --bin patina)
-  cp "$root/target/release-aarch64/$arm/release/patina" "$exe"
+  CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=$arm_linker build "$arm" "-C target-cpu=generic" aarch64 "$exe"
   if command -v qemu-aarch64 > /dev/null; then
     QEMU_LD_PREFIX=${QEMU_LD_PREFIX:-/usr/aarch64-linux-gnu} check_cross aarch64 "$exe" qemu-aarch64
   else
