@@ -15,7 +15,7 @@
 # Names are the published sets' (and Stockfish's): the stronger side first, each side's pieces
 # in the order Q R B N P. Tables come fewer pieces first and, within a count, fewer pawns first,
 # so that the tables a capture or a promotion leads to are always there before they are needed.
-# Costs on one Zen 4 core: the 35 tables of 3 and 4 pieces, 4.8 MB, about two minutes; a
+# Costs on one Zen 4 core: the 35 tables of 3 and 4 pieces, 4.3 MB, two to three minutes; a
 # pawnless 5-piece table about a minute (KRBvKR: 70 s, 0.7 GB of memory).
 set -euo pipefail
 
