@@ -36,7 +36,9 @@ ledger is a small text file kept apart from the PGNs (outside git, ~/patina-data
 gauntlets), so a copy of it carries the count to another machine. Copies played on several
 machines at once come back together with `merge`: it appends the rows of each copy that the
 ledger lacks, and refuses a copy whose first line (the binaries and settings `chunks.sh` wrote)
-differs.
+differs. A row may give its results and abnormal endings as `-` (not recorded): the row that
+carries over a match's count from a report when its PGNs and ledger are lost; the totals say how
+many games lack them.
 
 `wdl` relates the engine's own evals (fastchess's move comments, `{+0.54/12 0.2s}`, from the
 mover's view) to the games' results: the mover's mean score per eval bucket, and the scale s of
@@ -295,6 +297,8 @@ LEDGER_COUNTS = (
     ["games", "wins", "draws", "losses"] + [f"pairs_{points}" for points in ("0", "0.5", "1", "1.5", "2")] + LEDGER_ENDINGS
 )
 LEDGER_COLUMNS = ["tallied", "time_control"] + LEDGER_COUNTS + ["lowest_clock_engine", "lowest_clock_opponent"]
+# The counts a row may give as "-" (not recorded), by what they describe.
+LEDGER_OPTIONAL = dict.fromkeys(["wins", "draws", "losses"], "results") | dict.fromkeys(LEDGER_ENDINGS, "endings")
 
 
 def tally(args):
@@ -330,11 +334,16 @@ def tally(args):
 def ledger(args):
     """Totals over every row of a ledger: results, abnormal endings, lowest clocks, Elo, LLR."""
     totals, lowest, controls, rows = collections.Counter(), {}, set(), 0
+    unrecorded = collections.Counter()  # games whose results or endings a row gives as "-"
     with open(args.ledger[0], encoding="utf-8") as file:
         for record in csv.DictReader(filter(is_row, file), delimiter="\t"):
             rows += 1
             controls.add(record["time_control"])
-            totals.update({column: int(record[column]) for column in LEDGER_COUNTS})
+            # A row carried over from a report whose PGNs are lost may lack the results and
+            # endings; its games and pairs, which the Elo and the SPRT need, it always has.
+            missing = {column for column in LEDGER_OPTIONAL if record[column] == "-"}
+            totals.update({column: int(record[column]) for column in LEDGER_COUNTS if column not in missing})
+            unrecorded.update(dict.fromkeys({LEDGER_OPTIONAL[column] for column in missing}, int(record["games"])))
             for side in ("engine", "opponent"):
                 value = record[f"lowest_clock_{side}"]
                 if value != "-":
@@ -342,8 +351,11 @@ def ledger(args):
     if rows == 0:
         fail(f"{args.ledger[0]}: no rows")
     print(f"{rows} chunks, time control {', '.join(sorted(controls))}")
-    print(f"W/D/L: {totals['wins']}/{totals['draws']}/{totals['losses']}")
-    print("abnormal endings: " + ", ".join(f"{c} {totals[c]}" for c in LEDGER_ENDINGS))
+    def unless(kind):
+        return f" (not recorded for {unrecorded[kind]} games)" if unrecorded[kind] else ""
+
+    print(f"W/D/L: {totals['wins']}/{totals['draws']}/{totals['losses']}" + unless("results"))
+    print("abnormal endings: " + ", ".join(f"{c} {totals[c]}" for c in LEDGER_ENDINGS) + unless("endings"))
     print("lowest clock (ms): " + ", ".join(f"{side} {value}" for side, value in sorted(lowest.items())))
     counts = [totals[f"pairs_{points}"] for points in ("0", "0.5", "1", "1.5", "2")]
     if sum(counts) == 0:

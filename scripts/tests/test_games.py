@@ -108,6 +108,25 @@ class Ledger(unittest.TestCase):
         self.assertEqual(code, 0, "a report without SPRT bounds is a success")
         self.assertIn("1 chunks", pooled)
 
+    def test_a_row_without_results_or_endings_still_counts_its_pairs(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            ledger, chunk = Path(tmp) / "ledger.tsv", Path(tmp) / "chunk.pgn"
+            chunk.write_text(self.CHUNKS[0])
+            games_py("tally", "--engine", "new", "--ledger", ledger, chunk)
+            carried = {column: "-" for column in games.LEDGER_OPTIONAL}
+            carried |= {"tallied": "-", "time_control": "1+0.01", "games": "20",
+                        "lowest_clock_engine": "-", "lowest_clock_opponent": "-"}
+            carried |= {f"pairs_{p}": str(n) for p, n in zip(("0", "0.5", "1", "1.5", "2"), (1, 2, 3, 3, 1))}
+            with ledger.open("a") as file:
+                file.write("\t".join(carried[column] for column in games.LEDGER_COLUMNS) + "\n")
+            code, pooled = games_py("ledger", ledger)
+        self.assertEqual(code, 0)
+        # The chunk's pairs [0, 0, 1, 1, 0] plus the carried row's.
+        self.assertIn("Ptnml(0-2): [1, 2, 4, 4, 1]", pooled)
+        self.assertIn("W/D/L: 2/1/1 (not recorded for 20 games)", pooled)
+        self.assertIn("time_forfeit_engine 1, time_forfeit_opponent 0", pooled)
+        self.assertIn("(not recorded for 20 games)\nlowest clock", pooled)
+
     def test_an_empty_ledger_is_an_error(self):
         with tempfile.TemporaryDirectory() as tmp:
             (Path(tmp) / "ledger.tsv").write_text("\t".join(games.LEDGER_COLUMNS) + "\n")
