@@ -372,24 +372,42 @@ fn play_out(engine: &mut Engine, fen: &str, nodes: u64) -> (Outcome, u16) {
     }
 }
 
-const CONVERSIONS: [&str; 3] = [
+/// KQvK and KRvK wins from several starts: kings central, cornered or apart, either side to move.
+const QUEEN_AND_ROOK_WINS: [&str; 8] = [
     "8/8/8/4k3/8/8/8/KQ6 w - - 0 1",
+    "k7/8/8/8/8/8/8/6QK w - - 0 1",
+    "8/8/3k4/8/8/8/8/1Q2K3 b - - 0 1",
+    "8/8/8/8/2K5/8/5k2/7Q w - - 0 1",
     "8/8/8/4k3/8/8/8/KR6 w - - 0 1",
+    "7k/8/8/8/3K4/8/8/R7 w - - 0 1",
+    "8/8/8/8/8/3k4/8/R3K3 b - - 0 1",
+    "8/2k5/8/8/8/8/5K2/7R w - - 0 1",
+];
+
+/// KBNvK wins: up to 33 moves to mate, driving the king to a corner of the bishop's colour.
+const BISHOP_AND_KNIGHT_WINS: [&str; 4] = [
     "8/8/8/4k3/8/8/8/KBN5 w - - 0 1",
+    "8/8/8/4k3/8/8/8/KBN5 b - - 0 1",
+    "8/8/3k4/8/8/8/8/1NB1K3 w - - 0 1",
+    "7k/8/8/8/8/8/8/1NB1K3 w - - 0 1",
 ];
 
 #[test]
 fn tables_convert_won_endgames_within_fifty_moves() {
-    for fen in CONVERSIONS {
+    for fen in QUEEN_AND_ROOK_WINS.iter().chain(&BISHOP_AND_KNIGHT_WINS) {
         let mut engine = engine_with_tables(TABLES);
         let (outcome, clock) = play_out(&mut engine, fen, 2_000);
         assert_eq!(outcome, Outcome::Checkmate, "{fen} after {clock} plies");
     }
 }
 
+/// Without tables KBNvK is not here: the gen10 net values a cornered king (`eval` +20 cp with
+/// it central) but hardly tells the mating corners from the others (+153 and +165 against +140
+/// and +137), and the search alone mated within fifty moves in 5 of 20 play-outs from
+/// `BISHOP_AND_KNIGHT_WINS` at 10 000 to 250 000 nodes a move (2 of 4 at 250 000).
 #[test]
-fn the_search_alone_converts_the_same_endgames() {
-    for fen in CONVERSIONS {
+fn the_search_alone_converts_queen_and_rook_wins() {
+    for fen in QUEEN_AND_ROOK_WINS {
         let mut engine = Engine::default();
         let (outcome, clock) = play_out(&mut engine, fen, 20_000);
         assert_eq!(outcome, Outcome::Checkmate, "{fen} after {clock} plies");
