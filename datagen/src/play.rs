@@ -14,9 +14,10 @@ use std::time::Duration;
 
 use clap::builder::TypedValueParser;
 use clap::{Args, Parser};
+use patina::material::Material;
 use patina::nnue::{Network, NetworkError, EMBEDDED_NET_NAME};
-use patina::openings::{Book, BookError, OpeningSource, MAX_OPENING_SCORE};
-use patina::score::Score;
+use patina::openings::{Book, BookError, OpeningSource, Start, MAX_OPENING_SCORE};
+use patina::score::{self, Score};
 use patina::{Engine, Tablebases, MAX_HASH_MB};
 use rand_xoshiro::rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -61,17 +62,32 @@ pub struct PlayArgs {
     /// Double Fischer random starts (a --book brings its own positions).
     #[arg(long, conflicts_with = "book")]
     pub dfrc: bool,
+    /// Start from random placements of this material, as tablebases name it (KBNvK); several,
+    /// separated by commas, take turns at random. Random plies default to none.
+    #[arg(long, value_delimiter = ',', conflicts_with_all = ["book", "dfrc"])]
+    pub material: Vec<Material>,
     /// Seed for the random openings [default: from the clock, printed at start].
     #[arg(long)]
     pub seed: Option<u64>,
     /// Transposition table per thread, in MB.
     #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=MAX_HASH_MB as i64).map(|mb| mb as usize))]
     pub hash: usize,
-    /// Discard openings whose first search scores beyond ±this (network units, as stored).
-    #[arg(long, default_value_t = MAX_OPENING_SCORE)]
-    pub max_opening_score: Score,
+    /// Discard openings whose first search scores beyond ±this (network units, as stored)
+    /// [default: 1000; none with --material, whose drills include won starts].
+    #[arg(long)]
+    pub max_opening_score: Option<Score>,
     #[command(flatten)]
     pub adjudication: AdjudicationSettings,
+}
+
+impl PlayArgs {
+    fn max_opening_score(&self) -> Score {
+        match self.max_opening_score {
+            Some(score) => score,
+            None if self.material.is_empty() => MAX_OPENING_SCORE,
+            None => score::INFINITY,
+        }
+    }
 }
 
 #[derive(Args, Debug, Clone, Copy)]
@@ -323,10 +339,14 @@ fn recipe(
     let digest = Sha256::digest(network.to_bytes());
     let hex: String = digest[..6].iter().map(|b| format!("{b:02x}")).collect();
     let net = format!("{name} sha256 {hex}");
-    let start = match (&args.book, openings.dfrc) {
-        (Some(book), _) => format!("book {}", file_name(book)),
-        (None, true) => "double Fischer random".into(),
-        (None, false) => "start position".into(),
+    let start = match (&args.book, args.dfrc, args.material.as_slice()) {
+        (Some(book), _, _) => format!("book {}", file_name(book)),
+        (None, true, _) => "double Fischer random".into(),
+        (None, false, []) => "start position".into(),
+        (None, false, materials) => {
+            let names: Vec<String> = materials.iter().map(Material::to_string).collect();
+            format!("random {}", names.join(","))
+        }
     };
     let a = &args.adjudication;
     Recipe::new(vec![
@@ -339,7 +359,7 @@ fn recipe(
                 "{start}, {}-{} random plies, first score within ±{}",
                 openings.random_plies.start(),
                 openings.random_plies.end(),
-                args.max_opening_score
+                args.max_opening_score()
             ),
         ),
         (
@@ -367,6 +387,7 @@ pub fn run(args: &PlayArgs) -> Result<PlaySummary, PlayError> {
     }
     let single_opening = args.book.is_none()
         && !args.dfrc
+        && args.material.is_empty()
         && args
             .random_plies
             .as_ref()
@@ -417,7 +438,13 @@ pub fn run(args: &PlayArgs) -> Result<PlaySummary, PlayError> {
     })?;
     let _lock = lock_output(&args.out)?;
     let (before, workers) = open_output(args, args.threads, &network)?;
-    let openings = OpeningSource::new(book.as_ref(), args.dfrc, args.random_plies.clone());
+    let start = match (&book, args.dfrc) {
+        (Some(book), _) => Start::Book(book),
+        (None, true) => Start::Dfrc,
+        (None, false) if !args.material.is_empty() => Start::Material(&args.material),
+        (None, false) => Start::StartPosition,
+    };
+    let openings = OpeningSource::new(start, args.random_plies.clone());
     let recipe = recipe(args, &network, &openings, soft_nodes, hard_nodes);
     if recipe
         .claim(&args.out, before.games)
@@ -450,7 +477,7 @@ pub fn run(args: &PlayArgs) -> Result<PlaySummary, PlayError> {
         openings,
         soft_nodes,
         hard_nodes,
-        max_opening_score: args.max_opening_score,
+        max_opening_score: args.max_opening_score(),
         adjudication: args.adjudication.clone(),
         tablebases,
     };

@@ -91,6 +91,47 @@ fn dfrc_and_book_openings_make_valid_games() {
     assert_eq!(stored.start.fullmove_number(), 4);
 }
 
+/// Games from random placements of the given materials start with exactly those pieces, on
+/// either side, and the directory's recipe names them.
+#[test]
+fn material_starts_make_valid_games_of_that_material() {
+    let dir = scratch_dir("selfplay-material");
+    play(
+        &dir,
+        &["--games", "8", "--material", "KQvK,KRvKP", "--seed", "5"],
+    );
+    assert_valid(&dir, 8);
+    let mut reader = GameReader::open(&dir.join("thread-0.vf")).unwrap();
+    let mut materials = HashSet::new();
+    while let Some(game) = reader.next_game().unwrap() {
+        let start = &game.start;
+        assert_eq!(start.game_ply(), 0, "no random plies after a placement");
+        let letters: String = {
+            let mut pieces: Vec<char> = start
+                .to_fen()
+                .split(' ')
+                .next()
+                .unwrap()
+                .chars()
+                .filter(char::is_ascii_alphabetic)
+                .map(|c| c.to_ascii_uppercase())
+                .collect();
+            pieces.sort_unstable();
+            pieces.into_iter().collect()
+        };
+        materials.insert(letters);
+    }
+    assert_eq!(materials, HashSet::from(["KKQ".into(), "KKPR".into()]));
+    let recipe = Recipe::read(&dir).unwrap().unwrap();
+    assert!(
+        recipe
+            .get("openings")
+            .unwrap()
+            .starts_with("random KQvK,KRvKP, 0-0 random plies, first score within ±32000"),
+        "{recipe:?}"
+    );
+}
+
 #[test]
 fn a_position_target_stops_once_reached() {
     let dir = scratch_dir("selfplay-positions");

@@ -9,7 +9,9 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 use thiserror::Error;
 
-use super::openings::{Book, BookError, OpeningSource, MAX_OPENING_ATTEMPTS, MAX_OPENING_SCORE};
+use super::openings::{
+    Book, BookError, OpeningSource, Start, MAX_OPENING_ATTEMPTS, MAX_OPENING_SCORE,
+};
 use crate::engine::Engine;
 use crate::search::Limits;
 
@@ -48,7 +50,12 @@ pub fn generate(
     mut emit: impl FnMut(&str),
 ) -> Result<(), GenFensError> {
     let book = request.book.as_deref().map(Book::load).transpose()?;
-    let source = OpeningSource::new(book.as_ref(), request.dfrc, None);
+    let start = match (&book, request.dfrc) {
+        (Some(book), _) => Start::Book(book),
+        (None, true) => Start::Dfrc,
+        (None, false) => Start::StartPosition,
+    };
+    let source = OpeningSource::new(start, None);
     let limits = Limits::nodes(VERIFICATION_NODES);
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(request.seed);
     let mut seen = HashSet::new();

@@ -1,12 +1,14 @@
-//! Where self-play games start: a book position or the start position (or a double Fischer
-//! random one), followed by a few uniformly random legal moves for diversity, and kept only if
-//! a short search finds it balanced. Datagen and OpenBench's `genfens` both draw from here.
+//! Where self-play games start: a book position, the start position (or a double Fischer
+//! random one) or a random placement of some material, followed by a few uniformly random
+//! legal moves for diversity, and kept only if a short search finds it balanced. Datagen and
+//! OpenBench's `genfens` both draw from here.
 
 use std::path::Path;
 
 use rand_xoshiro::rand_core::RngCore;
 use thiserror::Error;
 
+use super::material::Material;
 use crate::board::{Board, START_FEN};
 use crate::engine::Engine;
 use crate::search::{Limits, SearchResult, Silent};
@@ -188,29 +190,35 @@ pub const MAX_OPENING_SCORE: Score = 1000;
 /// taken to be unable to produce any, rather than drawing forever.
 pub const MAX_OPENING_ATTEMPTS: usize = 10_000;
 
+/// Where a game's opening begins, before its random plies.
+#[derive(Clone, Copy)]
+pub enum Start<'a> {
+    StartPosition,
+    /// A double Fischer random start.
+    Dfrc,
+    Book(&'a Book),
+    /// A random placement of one of these materials, each as likely.
+    Material(&'a [Material]),
+}
+
 /// How to begin a game before the engine plays it.
 pub struct OpeningSource<'a> {
-    pub book: Option<&'a Book>,
-    pub dfrc: bool,
+    pub start: Start<'a>,
     /// Random plies to add, drawn uniformly from the range.
     pub random_plies: std::ops::RangeInclusive<u32>,
 }
 
 impl<'a> OpeningSource<'a> {
-    /// Random plies default to fewer after a book position, which is varied already.
-    pub fn new(
-        book: Option<&'a Book>,
-        dfrc: bool,
-        random_plies: Option<std::ops::RangeInclusive<u32>>,
-    ) -> Self {
-        let default = if book.is_some() {
-            RANDOM_PLIES_AFTER_BOOK
-        } else {
-            RANDOM_PLIES
+    /// Random plies default to fewer after a book position, which is varied already, and to
+    /// none after a random placement.
+    pub fn new(start: Start<'a>, random_plies: Option<std::ops::RangeInclusive<u32>>) -> Self {
+        let default = match start {
+            Start::StartPosition | Start::Dfrc => RANDOM_PLIES,
+            Start::Book(_) => RANDOM_PLIES_AFTER_BOOK,
+            Start::Material(_) => 0..=0,
         };
         Self {
-            book,
-            dfrc,
+            start,
             random_plies: random_plies.unwrap_or(default),
         }
     }
@@ -240,15 +248,16 @@ impl<'a> OpeningSource<'a> {
         None
     }
 
-    /// A start position followed by random legal moves; `None` if the random moves reached
-    /// a position with no legal move (the caller draws again).
+    /// A start followed by random legal moves; `None` if a random placement was illegal or
+    /// the random moves reached a position with no legal move (the caller draws again).
     pub fn generate(&self, rng: &mut impl RngCore) -> Option<Board> {
-        let mut board = match (self.book, self.dfrc) {
-            (Some(book), _) => book.random(rng),
-            (None, true) => {
-                dfrc_board(rng.next_u64() as usize % 960, rng.next_u64() as usize % 960)
+        let mut board = match self.start {
+            Start::StartPosition => Board::from_fen(START_FEN).expect("start position parses"),
+            Start::Dfrc => dfrc_board(rng.next_u64() as usize % 960, rng.next_u64() as usize % 960),
+            Start::Book(book) => book.random(rng),
+            Start::Material(materials) => {
+                materials[rng.next_u64() as usize % materials.len()].random_board(rng)?
             }
-            (None, false) => Board::from_fen(START_FEN).expect("start position parses"),
         };
         let span = u64::from(self.random_plies.end() - self.random_plies.start() + 1);
         let plies = self.random_plies.start() + (rng.next_u64() % span) as u32;
@@ -359,7 +368,7 @@ mod tests {
     /// With a fixed seed the same openings come back, each balanced and playable.
     #[test]
     fn balanced_openings_are_reproducible() {
-        let source = OpeningSource::new(None, false, None);
+        let source = OpeningSource::new(Start::StartPosition, None);
         let draw = |seed| {
             let mut engine = Engine::default();
             let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
