@@ -27,6 +27,9 @@ pub struct Config {
     /// viriformat game files, unpacked through `filter`.
     pub viri: Vec<PathBuf>,
     pub out_dir: PathBuf,
+    /// Start from this net file's weights (bullet's layout, of this run's N and B) instead of
+    /// random ones: a fine-tune that carries a net on with new data.
+    pub init: Option<PathBuf>,
     /// Hidden width N (one of `WIDTHS`); by default the width of the engine's embedded net, so
     /// a generation keeps its parent's width unless told to grow.
     pub hidden: usize,
@@ -63,6 +66,7 @@ impl Default for Config {
             data: Vec::new(),
             viri: Vec::new(),
             out_dir: "checkpoints".into(),
+            init: None,
             hidden: patina::nnue::HIDDEN,
             buckets: patina::nnue::Network::embedded().buckets(),
             precision: Precision::default(),

@@ -38,6 +38,8 @@ pub enum TrainerError {
     NonFiniteLoss { loss: f64, step: u64 },
     #[error("checkpoint {}: {reason}", path.display())]
     BadCheckpoint { path: PathBuf, reason: String },
+    #[error("--init {}: {reason}", path.display())]
+    Init { path: PathBuf, reason: String },
     #[error("configuration: {0}")]
     Config(String),
     #[error(transparent)]

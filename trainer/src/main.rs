@@ -95,6 +95,9 @@ struct TrainArgs {
     viri: Vec<PathBuf>,
     #[arg(long)]
     out_dir: Option<PathBuf>,
+    /// Start from this net's weights instead of random ones (a fine-tune; same N and B).
+    #[arg(long)]
+    init: Option<PathBuf>,
     #[arg(long)]
     net_id: Option<String>,
     /// Hidden width N: 128, 256, 512 or 1024 (default: the engine's, i.e. its embedded net's).
@@ -164,6 +167,7 @@ impl TrainArgs {
             || !self.data.is_empty()
             || !self.viri.is_empty()
             || self.net_id.is_some()
+            || self.init.is_some()
             || self.hidden.is_some()
             || self.buckets.is_some()
             || self.precision.is_some()
@@ -205,6 +209,9 @@ impl TrainArgs {
             seed,
             validation
         );
+        if let Some(init) = &self.init {
+            config.init = Some(init.clone());
+        }
         if self.no_shuffle {
             config.shuffle = false;
         }

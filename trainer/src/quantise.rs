@@ -32,18 +32,44 @@ pub fn check_engine_ranges<const N: usize>(model: &Model<N>) -> Result<(), Netwo
 }
 
 fn quantised_params<const N: usize>(model: &Model<N>) -> Vec<i16> {
-    let output_bias = Model::<N>::output_bias(model.buckets);
-    let scale = |index: usize| match index {
-        i if i < Model::<N>::OUTPUT_WEIGHTS => QA,
-        i if i < output_bias => QB,
-        _ => QA * QB,
-    };
     model
         .params
         .iter()
         .enumerate()
-        .map(|(i, &w)| quantise_one(w, scale(i)))
+        .map(|(i, &w)| quantise_one(w, scale::<N>(i, model.buckets)))
         .collect()
+}
+
+/// The quantisation factor of parameter `index` (in `Model::params` order).
+fn scale<const N: usize>(index: usize, buckets: usize) -> i32 {
+    match index {
+        i if i < Model::<N>::OUTPUT_WEIGHTS => QA,
+        i if i < Model::<N>::output_bias(buckets) => QB,
+        _ => QA * QB,
+    }
+}
+
+/// The model a net file holds, each weight its integer over its layer's factor: `quantise`
+/// gives the same weights back. Refused unless the file is one of N hidden neurons and
+/// `buckets` output buckets, padded as `quantise` or bullet pads it.
+pub fn dequantise<const N: usize>(bytes: &[u8], buckets: usize) -> Result<Model<N>, String> {
+    let count = Model::<N>::param_count(buckets);
+    let size = (2 * count).div_ceil(64) * 64;
+    if bytes.len() != size {
+        return Err(format!(
+            "{} bytes, not the {size} of a net with N = {N} and {buckets} output bucket(s)",
+            bytes.len()
+        ));
+    }
+    let params = bytes[..2 * count]
+        .chunks_exact(2)
+        .enumerate()
+        .map(|(i, pair)| {
+            let weight = i16::from_le_bytes([pair[0], pair[1]]);
+            (f64::from(weight) / f64::from(scale::<N>(i, buckets))) as f32
+        })
+        .collect();
+    Ok(Model::from_params(params, buckets).expect("the parameter count was checked"))
 }
 
 /// The float copy: every parameter as little-endian f32, in the order of the quantised file
@@ -144,5 +170,29 @@ mod tests {
         assert_eq!(bytes.len(), 401_984);
         assert_eq!(&bytes[401_934..401_936], &4080i16.to_le_bytes());
         assert!(bytes[401_936..].iter().all(|&b| b == 0));
+    }
+
+    /// A net read back for a fine-tune quantises to its own bytes, bullet's padding aside; a
+    /// file of another shape is refused.
+    #[test]
+    fn a_dequantised_net_quantises_back_to_itself() {
+        for buckets in [1, 8] {
+            let bytes = quantise(&Model::<256>::random(3, buckets));
+            assert!(bytes.iter().any(|&b| b != 0));
+            let model = dequantise::<256>(&bytes, buckets).unwrap();
+            assert_eq!(quantise(&model), bytes);
+        }
+        let embedded = Network::embedded().to_bytes();
+        let buckets = Network::embedded().buckets();
+        let model = dequantise::<HIDDEN>(&embedded, buckets).unwrap();
+        let count = 2 * Model::<HIDDEN>::param_count(buckets);
+        assert_eq!(quantise(&model)[..count], embedded[..count]);
+
+        let bytes = quantise(&Model::<256>::zeroed(8));
+        assert!(dequantise::<256>(&bytes, 1)
+            .unwrap_err()
+            .contains("401984 bytes"));
+        assert!(dequantise::<128>(&bytes, 8).is_err());
+        assert!(dequantise::<256>(&bytes[..bytes.len() - 64], 8).is_err());
     }
 }

@@ -19,7 +19,7 @@ use crate::model::Model;
 use crate::optim::AdamW;
 use crate::plot;
 use crate::precision::RowFormat;
-use crate::quantise::{check_engine_ranges, float_bytes, quantise};
+use crate::quantise::{check_engine_ranges, dequantise, float_bytes, quantise};
 use crate::shuffle::Split;
 use crate::train::Trainer;
 
@@ -90,13 +90,18 @@ fn run_at<const N: usize, P: RowFormat>(config: &Config, start: Start) -> Result
             / split.training_len() as f64
     );
 
-    let mut trainer = Trainer::<N, P>::new(
-        Model::random(config.seed, config.buckets),
-        &data,
-        split,
-        config.batch_size,
-        config.threads,
-    )?;
+    // A resumed run takes its weights from the checkpoint, whatever its start was.
+    let model = match (&config.init, &start.resume) {
+        (Some(path), None) => {
+            let bytes = std::fs::read(path).map_err(TrainerError::io(path))?;
+            dequantise::<N>(&bytes, config.buckets).map_err(|reason| TrainerError::Init {
+                path: path.clone(),
+                reason,
+            })?
+        }
+        _ => Model::random(config.seed, config.buckets),
+    };
+    let mut trainer = Trainer::<N, P>::new(model, &data, split, config.batch_size, config.threads)?;
     let mut history = Vec::new();
     let resumed = start.resume.is_some();
     if let Some(checkpoint) = start.resume {
