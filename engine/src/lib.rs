@@ -25,7 +25,7 @@ mod types;
 mod uci;
 pub mod wdl;
 
-pub use board::{Board, FenError, MoveList, Outcome, START_FEN};
+pub use board::{placement_field, Board, FenError, MoveList, Outcome, START_FEN};
 pub use cpu::{missing_features, slow_sliders_warning};
 pub use engine::{Engine, Options, DEFAULT_HASH_MB, MAX_HASH_MB, MAX_THREADS};
 pub use nnue::{Network, NetworkError};

@@ -3,7 +3,7 @@
 //! buckets too, bucket by bucket), and NaN stops training.
 
 use patina::nnue::{AccumulatorStack, Network, HIDDEN, QA, QB, SCALE};
-use patina::Board;
+use patina::{placement_field, Board};
 use rand_xoshiro::rand_core::{RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use trainer::backprop::BlockedWeights;
@@ -100,32 +100,9 @@ fn thinned_start_positions(per_count: usize, seed: u64) -> Vec<Board> {
             for &(square, piece) in others.into_iter().chain([&(4, 'K'), &(60, 'k')]) {
                 squares[square] = Some(piece);
             }
-            let ranks: Vec<String> = squares
-                .chunks(8)
-                .rev()
-                .map(|rank| {
-                    let mut text = String::new();
-                    let mut empty = 0;
-                    for square in rank {
-                        match square {
-                            Some(piece) => {
-                                if empty > 0 {
-                                    text.push_str(&empty.to_string());
-                                    empty = 0;
-                                }
-                                text.push(*piece);
-                            }
-                            None => empty += 1,
-                        }
-                    }
-                    if empty > 0 {
-                        text.push_str(&empty.to_string());
-                    }
-                    text
-                })
-                .collect();
             let side = if k % 2 == 0 { "w" } else { "b" };
-            let board = Board::from_fen(&format!("{} {side} - - 0 1", ranks.join("/"))).unwrap();
+            let board =
+                Board::from_fen(&format!("{} {side} - - 0 1", placement_field(&squares))).unwrap();
             assert_eq!(board.occupied().count() as usize, pieces);
             boards.push(board);
         }

@@ -274,28 +274,9 @@ impl Board {
     }
 
     fn fen(&self, shredder: bool) -> String {
-        let mut fen = String::with_capacity(90);
-        for rank in (0..8).rev() {
-            let mut empty = 0;
-            for file in 0..8 {
-                match self.piece_at(Square::from_coords(file, rank)) {
-                    Some(piece) => {
-                        if empty > 0 {
-                            write!(fen, "{empty}").unwrap();
-                            empty = 0;
-                        }
-                        fen.push(piece.letter());
-                    }
-                    None => empty += 1,
-                }
-            }
-            if empty > 0 {
-                write!(fen, "{empty}").unwrap();
-            }
-            if rank > 0 {
-                fen.push('/');
-            }
-        }
+        let mut fen = placement_field(&std::array::from_fn(|sq| {
+            self.mailbox[sq].map(Piece::letter)
+        }));
         fen.push_str(if self.side_to_move == Color::White {
             " w "
         } else {
@@ -351,6 +332,34 @@ impl Board {
             letter
         }
     }
+}
+
+/// FEN's piece placement field for the pieces' letters (upper case for White) square by
+/// square, a1 first: for tools that place pieces before there is a board.
+pub fn placement_field(letters: &[Option<char>; 64]) -> String {
+    let mut field = String::with_capacity(72);
+    for rank in (0..8).rev() {
+        let mut empty = 0;
+        for letter in &letters[rank * 8..rank * 8 + 8] {
+            match letter {
+                Some(letter) => {
+                    if empty > 0 {
+                        write!(field, "{empty}").unwrap();
+                        empty = 0;
+                    }
+                    field.push(*letter);
+                }
+                None => empty += 1,
+            }
+        }
+        if empty > 0 {
+            write!(field, "{empty}").unwrap();
+        }
+        if rank > 0 {
+            field.push('/');
+        }
+    }
+    field
 }
 
 #[cfg(test)]

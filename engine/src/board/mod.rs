@@ -11,7 +11,7 @@ mod see;
 mod zobrist;
 
 pub use castling::{Castling, Wing};
-pub use fen::{FenError, START_FEN};
+pub use fen::{placement_field, FenError, START_FEN};
 pub use movegen::MoveList;
 pub use see::SEE_VALUES;
 

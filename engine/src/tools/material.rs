@@ -9,7 +9,7 @@ use std::str::FromStr;
 use rand_xoshiro::rand_core::RngCore;
 use thiserror::Error;
 
-use crate::board::Board;
+use crate::board::{placement_field, Board};
 
 #[derive(Debug, Error, PartialEq, Eq)]
 pub enum MaterialError {
@@ -99,41 +99,13 @@ impl Material {
         }
         let fen = format!(
             "{} {} - - 0 1",
-            placement(&squares),
+            placement_field(&squares),
             if white_to_move { 'w' } else { 'b' }
         );
         Board::from_fen(&fen)
             .ok()
             .filter(|board| board.outcome().is_none())
     }
-}
-
-/// The FEN piece placement of a board given square by square, a1 = 0.
-fn placement(squares: &[Option<char>; 64]) -> String {
-    let ranks: Vec<String> = (0..8)
-        .rev()
-        .map(|rank| {
-            let mut text = String::new();
-            let mut empty = 0;
-            for square in &squares[rank * 8..rank * 8 + 8] {
-                match square {
-                    Some(letter) => {
-                        if empty > 0 {
-                            text.push_str(&empty.to_string());
-                            empty = 0;
-                        }
-                        text.push(*letter);
-                    }
-                    None => empty += 1,
-                }
-            }
-            if empty > 0 {
-                text.push_str(&empty.to_string());
-            }
-            text
-        })
-        .collect();
-    ranks.join("/")
 }
 
 #[cfg(test)]
