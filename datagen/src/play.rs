@@ -339,11 +339,17 @@ fn recipe(
     let digest = Sha256::digest(network.to_bytes());
     let hex: String = digest[..6].iter().map(|b| format!("{b:02x}")).collect();
     let net = format!("{name} sha256 {hex}");
-    let start = match (&args.book, args.dfrc, args.material.as_slice()) {
-        (Some(book), _, _) => format!("book {}", file_name(book)),
-        (None, true, _) => "double Fischer random".into(),
-        (None, false, []) => "start position".into(),
-        (None, false, materials) => {
+    let start = match openings.start {
+        Start::StartPosition => "start position".into(),
+        Start::Dfrc => "double Fischer random".into(),
+        Start::Book(_) => {
+            let book = args
+                .book
+                .as_deref()
+                .expect("a book start comes from --book");
+            format!("book {}", file_name(book))
+        }
+        Start::Material(materials) => {
             let names: Vec<String> = materials.iter().map(Material::to_string).collect();
             format!("random {}", names.join(","))
         }
