@@ -32,6 +32,8 @@ MATERIAL=${MATERIAL:-KBNvK}
 DATA=${DATA:-$HOME/patina-data/drills-$MATERIAL}
 THREADS=${THREADS:-2}
 BOOK=${BOOK:-$repo/scripts/books/kbnvk-won.epd}
+GAMES=${GAMES:-8000} NODES=${NODES:-2500}
+MEASURE_NODES=${MEASURE_NODES:-20000} MEASURE_GAMES=${MEASURE_GAMES:-150}
 mkdir -p "$DATA"
 exec 9> "$DATA/drills.lock"
 flock -n 9 || { echo "$DATA/drills.lock is held: another drills.sh runs in $DATA" >&2; exit 2; }
@@ -55,10 +57,10 @@ cmp -s "$start_net" "$DATA/net-0.nnue" || { echo "$DATA holds the drills of anot
 measure() {
   local k=$1 out=$DATA/measure-$1
   [ -f "$out.txt" ] && return
-  log "measuring net $k: $MEASURE_GAMES games from $BOOK at ${MEASURE_NODES:-20000} nodes"
+  log "measuring net $k: $MEASURE_GAMES games from $BOOK at $MEASURE_NODES nodes"
   "$datagen" play --out "$out" --net "$DATA/net-$k.nnue" --book "$BOOK" --random-plies 0 \
-    --max-opening-score 32000 --win-score 30000 --nodes "${MEASURE_NODES:-20000}" \
-    --games "${MEASURE_GAMES:-150}" --threads 1 --seed 780 2> "$out.log"
+    --max-opening-score 32000 --win-score 30000 --nodes "$MEASURE_NODES" \
+    --games "$MEASURE_GAMES" --threads 1 --seed 780 2> "$out.log"
   "$datagen" stats "$out"/*.vf | sed -n 2p > "$out.tmp" && mv "$out.tmp" "$out.txt"
 }
 
@@ -66,10 +68,10 @@ measure 0
 for k in $(seq 1 "$steps"); do
   if [ ! -f "$DATA/net-$k.nnue" ]; then
     prev=$((k - 1)) drills=$DATA/games-$((k - 1))
-    if [ "$(games_in "$drills")" -lt "${GAMES:-8000}" ]; then
-      log "net $prev plays ${GAMES:-8000} $MATERIAL drills"
-      "$datagen" play --out "$drills" --net "$DATA/net-$prev.nnue" --games "${GAMES:-8000}" \
-        --threads "$THREADS" --material "$MATERIAL" --win-score 30000 --nodes "${NODES:-2500}" \
+    if [ "$(games_in "$drills")" -lt "$GAMES" ]; then
+      log "net $prev plays $GAMES $MATERIAL drills"
+      "$datagen" play --out "$drills" --net "$DATA/net-$prev.nnue" --games "$GAMES" \
+        --threads "$THREADS" --material "$MATERIAL" --win-score 30000 --nodes "$NODES" \
         --seed $((2101 + 100 * prev)) 2> "$drills.log"
     fi
     run=$DATA/train-$k
