@@ -2,22 +2,24 @@
 # Endgame drills as self-play reinforcement, for an ending that games from the opening seldom
 # reach (docs/datagen.md, "Endgame drills"). Net 0 is START_NET; step k = 1..STEPS:
 #
-#   1. drills:  net k-1 plays GAMES games from random placements of MATERIAL  ($DATA/games-<k-1>)
-#   2. train:   net k-1 fine-tuned (--init) on every drill set so far, then ORDINARY ($DATA/net-<k>.nnue)
-#   3. measure: net k on both sides from the won starts of BOOK                  ($DATA/measure-<k>)
+#   1. drills:  net k-1 plays GAMES games from random placements of MATERIAL    ($DATA/games-<k-1>)
+#   2. train:   net 0 fine-tuned (--init) on every drill set so far, then ORDINARY ($DATA/net-<k>.nnue)
+#   3. measure: net k on both sides from the won starts of BOOK                    ($DATA/measure-<k>)
 #
-# ORDINARY, ordinary self-play of the start net (a viriformat file or folder), keeps the rest of
-# the net's judgement; given last, its last positions are the held-out validation set, so each
-# step's validation loss shows what the drills cost ordinary play. The table at the end lists
-# every step: the drill games' results, the mates from won starts (W + L: the lone king never
-# wins) and the validation loss. Resumable: run the same command again; a step whose net or
-# measurement is there is not redone.
+# Only the drills accumulate: every step starts again from net 0, so a step's fine-tune cannot
+# carry the last one's drift in ordinary play onwards (chained fine-tunes, each from the last
+# net, converted less and drifted more). ORDINARY, ordinary self-play of the start net (a
+# viriformat file or folder), keeps the rest of the net's judgement; given last, its last
+# positions are the held-out validation set, so each step's validation loss shows what the
+# drills cost ordinary play. The table at the end lists every step: the drill games' results,
+# the mates from won starts (W + L: the lone king never wins) and the validation loss.
+# Resumable: run the same command again; a step whose net or measurement is there is not redone.
 #
 # Usage: ORDINARY=DIR scripts/drills.sh START_NET STEPS
 # Environment (defaults in brackets):
 #   DATA [~/patina-data/drills-$MATERIAL]   MATERIAL [KBNvK]   THREADS [2] datagen and trainer threads
 #   GAMES [8000] drill games per step       NODES [2500] soft nodes a move in the drills
-#   EPOCHS [2]  LR [0.00003]  LR_END [0.000001] (cosine)  WDL [0.3]  the fine-tune
+#   EPOCHS [6]  LR [0.00003]  LR_END [0.000001] (cosine)  WDL [0.3]  the fine-tune
 #   CONFIG [none]  a trainer settings file for what has no flag, e.g. `[filter]` `min_ply = 0`
 #   BOOK [scripts/books/kbnvk-won.epd]  MEASURE_NODES [20000]  MEASURE_GAMES [150]  the measurement,
 #   one thread, seed 780, so every net plays the same starts
@@ -82,10 +84,10 @@ for k in $(seq 1 "$steps"); do
     else
       viri=()
       for g in $(seq 0 $prev); do viri+=(--viri "$DATA/games-$g"); done
-      log "fine-tuning net $prev on drills 0..$prev and $ORDINARY"
-      "$trainer" train ${CONFIG:+--config "$CONFIG"} --init "$DATA/net-$prev.nnue" "${viri[@]}" \
+      log "fine-tuning net 0 on drills 0..$prev and $ORDINARY"
+      "$trainer" train ${CONFIG:+--config "$CONFIG"} --init "$DATA/net-0.nnue" "${viri[@]}" \
         --viri "$ORDINARY" --out-dir "$run" --net-id drill-$k --threads "$THREADS" \
-        --epochs "${EPOCHS:-2}" --batches-per-superbatch 25 --save-rate 10 --lr-schedule cosine \
+        --epochs "${EPOCHS:-6}" --batches-per-superbatch 25 --save-rate 10 --lr-schedule cosine \
         --lr "${LR:-0.00003}" --lr-end "${LR_END:-0.000001}" --wdl "${WDL:-0.3}" --seed "$k" \
         --validation 100000 > "$run.log"
     fi
