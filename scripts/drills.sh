@@ -78,7 +78,9 @@ for k in $(seq 1 "$steps"); do
     fi
     run=$DATA/train-$k
     latest=$(ls -t "$run"/drill-$k-*.ckpt 2>/dev/null | head -1 || true)
-    if [ -n "$latest" ]; then
+    if [ -f "$run/drill-$k.nnue" ]; then
+      :  # trained; stopped before the copy below
+    elif [ -n "$latest" ]; then
       log "resuming the fine-tune from $latest"
       "$trainer" train --resume "$latest" --out-dir "$run" > "$run.log"
     else

@@ -75,6 +75,13 @@ class DrillsTest(unittest.TestCase):
             self.assertNotIn("fine-tuning", second.stdout)
             self.assertNotIn("measuring", second.stdout)
 
+            # Stopped between the fine-tune and the copy: the trained net is taken as it is.
+            (data / "net-1.nnue").unlink()
+            third = run()
+            self.assertEqual(third.returncode, 0, third.stderr)
+            self.assertEqual((data / "net-1.nnue").read_bytes(), net1)
+            self.assertNotIn("fine-tun", third.stdout)
+
     def test_a_missing_ordinary_set_is_refused(self):
         env = dict(os.environ, BIN=str(binaries()), ORDINARY="/nonexistent")
         out = subprocess.run(["bash", str(SCRIPT), str(ROOT / "nets/DEFAULT"), "1"], env=env,
