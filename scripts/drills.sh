@@ -20,7 +20,7 @@
 #   DATA [~/patina-data/drills-$MATERIAL]   MATERIAL [KBNvK]   THREADS [2] datagen and trainer threads
 #   GAMES [8000] drill games per step       NODES [2500] soft nodes a move in the drills
 #   EPOCHS [6]  LR [0.00003]  LR_END [0.000001] (cosine)  WDL [0.3]  the fine-tune
-#   CONFIG [none]  a trainer settings file for what has no flag, e.g. `[filter]` `min_ply = 0`
+#   CONFIG [none]  a trainer settings file for what has no flag (e.g. `[filter]` settings)
 #   BOOK [scripts/books/kbnvk-won.epd]  MEASURE_NODES [20000]  MEASURE_GAMES [150]  the measurement,
 #   one thread, seed 780, so every net plays the same starts
 #   BIN [target/release, built]  the folder of the datagen and trainer binaries to run
