@@ -102,7 +102,10 @@ done
 printf 'net\tsha256\tdrill games it played (W/D/L)\tmates from won starts\tvalidation loss\n'
 for k in $(seq 0 "$steps"); do
   played=-
-  [ -d "$DATA/games-$k" ] && played="$(games_in "$DATA/games-$k") ($("$datagen" stats "$DATA/games-$k"/*.vf | sed -n '2s/^W\/D\/L \([^ ]*\).*/\1/p'))"
+  if compgen -G "$DATA/games-$k/*.vf" > /dev/null; then
+    played=$("$datagen" stats "$DATA/games-$k"/*.vf | sed -n \
+      -e '1s/^[0-9]* files*, \([0-9]*\) games.*/\1/p' -e '2s/^W\/D\/L \([^ ]*\).*/(\1)/p' | paste -sd' ')
+  fi
   mates=$(sed -n 's/^W\/D\/L \([0-9]*\)\/\([0-9]*\)\/\([0-9]*\).*/\1 \2 \3/p' "$DATA/measure-$k.txt" \
     | awk '{print $1 + $3 " of " $1 + $2 + $3}')
   loss=-
