@@ -47,10 +47,12 @@ if [ -z "${BIN:-}" ]; then
 fi
 datagen=$BIN/datagen trainer=$BIN/trainer
 
-# Games a folder of viriformat files holds (`datagen stats` starts "F files, G games, ...").
+# `datagen stats` starts "F files, G games, ..."; this sed script prints G.
+games_line='1s/^[0-9]* files*, \([0-9]*\) games.*/\1/p'
+# Games a folder of viriformat files holds.
 games_in() {
   compgen -G "$1/*.vf" > /dev/null || { echo 0; return; }
-  "$datagen" stats "$1"/*.vf | sed -n '1s/^[0-9]* files*, \([0-9]*\) games.*/\1/p'
+  "$datagen" stats "$1"/*.vf | sed -n "$games_line"
 }
 
 [ -f "$DATA/net-0.nnue" ] || cp "$start_net" "$DATA/net-0.nnue"
@@ -103,8 +105,8 @@ printf 'net\tsha256\tdrill games it played (W/D/L)\tmates from won starts\tvalid
 for k in $(seq 0 "$steps"); do
   played=-
   if compgen -G "$DATA/games-$k/*.vf" > /dev/null; then
-    played=$("$datagen" stats "$DATA/games-$k"/*.vf | sed -n \
-      -e '1s/^[0-9]* files*, \([0-9]*\) games.*/\1/p' -e '2s/^W\/D\/L \([^ ]*\).*/(\1)/p' | paste -sd' ')
+    played=$("$datagen" stats "$DATA/games-$k"/*.vf \
+      | sed -n -e "$games_line" -e '2s/^W\/D\/L \([^ ]*\).*/(\1)/p' | paste -sd' ')
   fi
   mates=$(sed -n 's/^W\/D\/L \([0-9]*\)\/\([0-9]*\)\/\([0-9]*\).*/\1 \2 \3/p' "$DATA/measure-$k.txt" \
     | awk '{print $1 + $3 " of " $1 + $2 + $3}')
