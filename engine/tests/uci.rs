@@ -766,23 +766,31 @@ fn multipv_lines_are_ordered_and_the_first_is_played() {
 #[test]
 fn no_legal_move_answers_0000() {
     let mut engine = EngineProcess::start();
-    // Mated, then stalemated: a score for the GUI, as Stockfish gives, and the null move.
-    for (fen, score) in [
-        ("7k/5QQ1/8/8/8/8/8/K7 b - - 0 1", "mate 0"),
-        ("k7/8/1Q6/8/8/8/8/6K1 b - - 0 1", "cp 0"),
+    // Mated, then stalemated: a score for the GUI, as Stockfish gives, and the null move; with
+    // UCI_ShowWDL, the certain result too.
+    for (show_wdl, mated, stalemated) in [
+        (false, "mate 0", "cp 0"),
+        (true, "mate 0 wdl 0 0 1000", "cp 0 wdl 0 1000 0"),
     ] {
-        engine.send(&format!("position fen {fen}"));
-        engine.send("go depth 5");
-        let lines = engine.read_until("bestmove", 5 * SECOND);
-        assert_eq!(
-            lines[lines.len() - 2..],
-            [
-                format!("info depth 0 score {score}"),
-                "bestmove 0000".into()
-            ],
-            "{fen}"
-        );
+        engine.send(&format!("setoption name UCI_ShowWDL value {show_wdl}"));
+        for (fen, score) in [
+            ("7k/5QQ1/8/8/8/8/8/K7 b - - 0 1", mated),
+            ("k7/8/1Q6/8/8/8/8/6K1 b - - 0 1", stalemated),
+        ] {
+            engine.send(&format!("position fen {fen}"));
+            engine.send("go depth 5");
+            let lines = engine.read_until("bestmove", 5 * SECOND);
+            assert_eq!(
+                lines[lines.len() - 2..],
+                [
+                    format!("info depth 0 score {score}"),
+                    "bestmove 0000".into()
+                ],
+                "{fen}"
+            );
+        }
     }
+    engine.send("setoption name UCI_ShowWDL value false");
     engine.send("position fen 7k/5QQ1/8/8/8/8/8/K7 b - - 0 1");
     // Even with nothing to search, an infinite or ponder search answers only when released.
     for (go, release) in [

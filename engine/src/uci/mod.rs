@@ -74,7 +74,7 @@ impl Reporter for UciReporter {
     }
 }
 
-fn print_bestmove(result: &SearchResult, chess960: bool) {
+fn print_bestmove(result: &SearchResult, chess960: bool, show_wdl: bool) {
     match (result.best_move, result.ponder_move) {
         (Some(best), Some(ponder)) => println!(
             "bestmove {} ponder {}",
@@ -89,7 +89,13 @@ fn print_bestmove(result: &SearchResult, chess960: bool) {
             } else {
                 "mate 0"
             };
-            println!("info depth 0 score {score}");
+            let wdl = if show_wdl {
+                let [w, d, l] = wdl::certain(result.score);
+                format!(" wdl {w} {d} {l}")
+            } else {
+                String::new()
+            };
+            println!("info depth 0 score {score}{wdl}");
             println!("bestmove 0000");
         }
     }
@@ -336,14 +342,15 @@ impl Uci {
             println!("info string error: no legal move among searchmoves; searching them all");
         }
         let chess960 = self.engine.board().is_chess960();
-        let wdl_material = self.show_wdl.then(|| wdl::material(self.engine.board()));
+        let show_wdl = self.show_wdl;
+        let wdl_material = show_wdl.then(|| wdl::material(self.engine.board()));
         self.engine.go(
             limits,
             Box::new(UciReporter {
                 chess960,
                 wdl_material,
             }),
-            Box::new(move |result| print_bestmove(&result, chess960)),
+            Box::new(move |result| print_bestmove(&result, chess960, show_wdl)),
         );
     }
 
