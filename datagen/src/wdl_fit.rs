@@ -8,7 +8,7 @@ use std::fmt::Write;
 use std::path::PathBuf;
 
 use clap::Parser;
-use patina::wdl::{material, WdlModel, MAX_MATERIAL, MIN_MATERIAL, REFERENCE_MATERIAL};
+use patina::wdl::{material, WdlModel, REFERENCE_MATERIAL};
 use thiserror::Error;
 
 use crate::gamefile::{collect_inputs, GameReader, ReadError};
@@ -117,10 +117,13 @@ fn loss_and_gradient(samples: &[Sample], theta: &[f64; PARAMS]) -> (f64, [f64; P
             2 => (lose_a, lose_b),
             _ => (-win_a - lose_a, -win_b - lose_b),
         };
-        let py = p[s.outcome].max(FLOOR);
-        loss -= py.ln();
-        let m =
-            f64::from(s.material.clamp(MIN_MATERIAL, MAX_MATERIAL)) / f64::from(REFERENCE_MATERIAL);
+        let py = p[s.outcome];
+        loss -= py.max(FLOOR).ln();
+        if py < FLOOR {
+            // The floor is flat: the loss this sample adds does not move with the model.
+            continue;
+        }
+        let m = WdlModel::scaled_material(s.material);
         let powers = [m * m * m, m * m, m, 1.0];
         for k in 0..4 {
             gradient[k] -= p_a / py * powers[k];
@@ -185,7 +188,10 @@ pub fn fit(samples: &[Sample]) -> (WdlModel, f64) {
                     let mean = (hessian[i][j] + hessian[j][i]) / 2.0;
                     (damped[i][j], damped[j][i]) = (mean, mean);
                 }
-                damped[i][i] = hessian[i][i] * (1.0 + damping) + 1e-12;
+                // Marquardt's damping on |H_ii|: a negative curvature (the log-loss is not
+                // convex everywhere) grows positive as the damping grows, so a heavily damped
+                // step turns into gradient descent instead of climbing.
+                damped[i][i] = hessian[i][i] + damping * hessian[i][i].abs() + 1e-12;
             }
             let step = solve(damped, gradient.map(|g| -g));
             let mut next = theta;
@@ -295,16 +301,17 @@ mod tests {
         ));
     }
 
-    /// Outcomes drawn (deterministically) from a known model are fitted back to it.
-    #[test]
-    fn recovers_the_model_that_made_the_data() {
-        let truth = WdlModel {
-            a: [-40.0, 90.0, -60.0, 250.0],
-            b: [10.0, -20.0, 30.0, 90.0],
-        };
+    const TRUTH: WdlModel = WdlModel {
+        a: [-40.0, 90.0, -60.0, 250.0],
+        b: [10.0, -20.0, 30.0, 90.0],
+    };
+
+    /// `count` outcomes drawn (deterministically) from `truth` over a spread of scores and
+    /// materials.
+    fn samples_of(truth: &WdlModel, count: i32) -> Vec<Sample> {
         let mut samples = Vec::new();
         let mut state = 0x2545_f491_4f6c_dd1d_u64;
-        for i in 0..60_000 {
+        for i in 0..count {
             state ^= state << 13;
             state ^= state >> 7;
             state ^= state << 17;
@@ -325,9 +332,37 @@ mod tests {
                 outcome,
             });
         }
-        let (fitted, _) = fit(&samples);
+        samples
+    }
+
+    /// Away from the optimum, each component of the gradient is the loss's slope along it.
+    #[test]
+    fn the_gradient_matches_finite_differences() {
+        let samples = samples_of(&TRUTH, 5000);
+        let theta = [-10.0, 40.0, 20.0, 180.0, 5.0, -5.0, 20.0, 120.0];
+        let (_, gradient) = loss_and_gradient(&samples, &theta);
+        for k in 0..PARAMS {
+            let h = 1e-3;
+            let (mut up, mut down) = (theta, theta);
+            up[k] += h;
+            down[k] -= h;
+            let slope = (loss_and_gradient(&samples, &up).0 - loss_and_gradient(&samples, &down).0)
+                / (2.0 * h);
+            let tolerance = 1e-4 * slope.abs().max(1e-3);
+            assert!(
+                (gradient[k] - slope).abs() < tolerance,
+                "coefficient {k}: gradient {} vs slope {slope}",
+                gradient[k]
+            );
+        }
+    }
+
+    /// Outcomes drawn from a known model are fitted back to it.
+    #[test]
+    fn recovers_the_model_that_made_the_data() {
+        let (fitted, _) = fit(&samples_of(&TRUTH, 60_000));
         for m in [20, 40, 58, 78] {
-            let (a, b) = (truth.params(m), fitted.params(m));
+            let (a, b) = (TRUTH.params(m), fitted.params(m));
             assert!((a.0 - b.0).abs() < 10.0, "a at {m}: {} vs {}", a.0, b.0);
             assert!((a.1 - b.1).abs() < 10.0, "b at {m}: {} vs {}", a.1, b.1);
         }

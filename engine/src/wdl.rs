@@ -40,10 +40,14 @@ pub struct WdlModel {
 }
 
 impl WdlModel {
+    /// The variable the cubics take: the clamped material over the reference material.
+    pub fn scaled_material(material: i32) -> f64 {
+        f64::from(material.clamp(MIN_MATERIAL, MAX_MATERIAL)) / f64::from(REFERENCE_MATERIAL)
+    }
+
     /// The curve's centre and width at this material.
     pub fn params(&self, material: i32) -> (f64, f64) {
-        let m =
-            f64::from(material.clamp(MIN_MATERIAL, MAX_MATERIAL)) / f64::from(REFERENCE_MATERIAL);
+        let m = Self::scaled_material(material);
         let cubic = |c: &[f64; 4]| ((c[0] * m + c[1]) * m + c[2]) * m + c[3];
         (cubic(&self.a), cubic(&self.b))
     }
