@@ -288,11 +288,22 @@ fn broken_table_files_are_reported_and_searched_around() {
         .map(|i| (i * 7919 % 251) as u8)
         .collect();
     std::fs::write(dir.path().join("KBNvK.rtbw"), noise).expect("write");
+    // A table of the right size whose header holds and whose body is scrambled.
+    let mut scrambled = fixture("KPvK.rtbw");
+    for (i, byte) in scrambled.iter_mut().enumerate().skip(64) {
+        *byte ^= (i * 131 % 255) as u8 | 1;
+    }
+    std::fs::write(dir.path().join("KPvK.rtbw"), scrambled).expect("write");
 
-    let mut engine = Engine::default();
-    let found = engine
-        .set_syzygy_path(dir.path().to_str().expect("a UTF-8 path"))
-        .expect("the directory opens");
+    // A fresh engine on the broken tables: each says a failure once.
+    let open = || {
+        let mut engine = Engine::default();
+        let found = engine
+            .set_syzygy_path(dir.path().to_str().expect("a UTF-8 path"))
+            .expect("the directory opens");
+        (engine, found)
+    };
+    let (mut engine, found) = open();
     assert!(
         found.contains("left out") && found.contains("KRvK.rtbw"),
         "{found}"
@@ -314,11 +325,34 @@ fn broken_table_files_are_reported_and_searched_around() {
         assert!(root.parse_uci_move(&mv).is_some(), "{fen}: {mv}");
         assert_eq!(with_broken.infos.len(), collect.infos.len(), "{fen}");
     }
+    // The scrambled table fails its checks on a probe, which is said; the search goes on.
+    let mut warnings = Vec::new();
+    for fen in [
+        "8/8/8/4k3/8/8/4P3/K7 w - - 0 1",
+        "8/8/3k4/8/8/8/4P3/K7 b - - 0 1",
+    ] {
+        let root = board(fen);
+        let (mv, collect) = best_move(&mut engine, &root, Limits::depth(8));
+        assert!(root.parse_uci_move(&mv).is_some(), "{fen}: {mv}");
+        warnings.extend(collect.warnings);
+    }
+    assert!(warnings.iter().any(|w| w.contains("KPvK")), "{warnings:?}");
+    // KQvK's DTZ file is cut short but its WDL file is whole: the root is ranked by WDL, so
+    // the move played keeps the win, and the DTZ failure is said.
+    let (mut engine, _) = open();
+    let root = board("8/8/8/4k3/8/8/8/KQ6 w - - 0 1");
+    let (mv, collect) = best_move(&mut engine, &root, Limits::depth(6));
+    let mut after = root.clone();
+    after.make_move(root.parse_uci_move(&mv).expect("a legal move"));
+    let (wdl, _) = probe(&mut engine_with_tables(TABLES), &after).expect("in the tables");
+    assert_eq!(wdl, Wdl::Loss, "{mv} gives the win away");
+    assert!(
+        collect.warnings.iter().any(|w| w.contains("KQvK")),
+        "{:?}",
+        collect.warnings
+    );
     // Each failure is said once, as the engine goes on without the table.
-    let mut engine = Engine::default();
-    engine
-        .set_syzygy_path(dir.path().to_str().expect("a UTF-8 path"))
-        .expect("the directory opens");
+    let (mut engine, _) = open();
     let (_, collect) = best_move(
         &mut engine,
         &board("8/8/8/4k3/8/8/8/KBN5 w - - 0 1"),
