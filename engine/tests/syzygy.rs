@@ -225,6 +225,53 @@ fn multipv_shows_every_move_the_winning_ones_first() {
     }
 }
 
+/// Under Lazy SMP the helper threads search the root's moves in the tables' order: the move
+/// played keeps the win.
+#[test]
+fn threads_keep_the_tablebase_win() {
+    let mut engine = engine_with_tables(TABLES);
+    engine.set_threads(4);
+    let root = board("8/8/8/4k3/8/8/3r4/KQ6 w - - 0 1");
+    let (mv, collect) = best_move(&mut engine, &root, Limits::depth(10));
+    let last = collect.infos.last().expect("a report");
+    assert!(last.tablebase && last.score >= TB_WIN_BOUND, "{last:?}");
+    let mut after = root.clone();
+    after.make_move(root.parse_uci_move(&mv).expect("a legal move"));
+    let (wdl, _) = probe(&mut engine, &after).expect("in the tables");
+    assert_eq!(wdl, Wdl::Loss, "{mv} gives the win away");
+}
+
+/// `SyzygyProbeLimit` bounds the pieces probed, at the root and in the search;
+/// `SyzygyProbeDepth` keeps the search from probing positions with that many pieces above it.
+#[test]
+fn probe_limit_and_depth_bound_the_probes() {
+    let search = |limit: usize, depth: i32, fen: &str| {
+        let mut engine = engine_with_tables(TABLES);
+        engine.set_syzygy_probe_limit(limit);
+        engine.set_syzygy_probe_depth(depth);
+        let (_, collect) = best_move(&mut engine, &board(fen), Limits::depth(8));
+        let first = collect.infos.first().expect("a report").clone();
+        (first, collect.infos.last().expect("a report").tbhits)
+    };
+    // A won KQvKR root: ranked with four pieces allowed, left to the search with three.
+    let kqvkr = "8/8/8/4k3/8/8/3r4/KQ6 w - - 0 1";
+    let (first, _) = search(4, 1, kqvkr);
+    assert!(first.tablebase && first.score >= TB_WIN_BOUND, "{first:?}");
+    let (first, _) = search(3, 1, kqvkr);
+    assert!(!first.tablebase && first.score < TB_WIN_BOUND, "{first:?}");
+    // Five pieces, the queen taking the pawn into KQvKR: no probe at all with the limit at 0;
+    // with the four-piece positions kept for a depth the search never reaches, the probes of
+    // a limit of three, fewer than at every depth.
+    let five = "8/8/8/4k3/8/8/2pr4/KQ6 w - - 0 1";
+    assert_eq!(search(0, 1, five).1, 0);
+    let (every_depth, high_depth) = (search(4, 1, five).1, search(4, 100, five).1);
+    assert_eq!(high_depth, search(3, 1, five).1);
+    assert!(
+        high_depth < every_depth,
+        "{high_depth} probes at depth 100 against {every_depth}"
+    );
+}
+
 /// Tables without their DTZ files: the root keeps its winning moves by WDL, and the search
 /// probes the positions after captures.
 #[test]
