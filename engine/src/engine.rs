@@ -14,6 +14,7 @@ use crate::search::{SharedContext, ThreadData};
 use crate::smp;
 use crate::syzygy::{self, Tablebases, Wdl};
 use crate::tt::TranspositionTable;
+use crate::types::score::TB_WIN_BOUND;
 
 pub const DEFAULT_HASH_MB: usize = 16;
 pub const MAX_HASH_MB: usize = 1 << 20;
@@ -327,10 +328,13 @@ impl Engine {
         self.wait();
     }
 
-    /// The network's static evaluation of the current position, from the side to move's view.
+    /// The network's static evaluation of the current position, from the side to move's view,
+    /// kept inside the evaluation range as the search keeps it (never a tablebase score).
     pub fn static_eval(&mut self) -> i32 {
         let board = self.board.clone();
         let network = self.network();
-        crate::nnue::AccumulatorStack::new(network, &board).evaluate(network, board.side_to_move())
+        crate::nnue::AccumulatorStack::new(network, &board)
+            .evaluate(network, board.side_to_move())
+            .clamp(-TB_WIN_BOUND + 1, TB_WIN_BOUND - 1)
     }
 }

@@ -239,3 +239,23 @@ fn lineage_nets_load() {
     }
     assert!(loaded > 0, "no net of width {HIDDEN} in nets/");
 }
+
+/// The engine's static evaluation stays inside the evaluation range, as the search's does, even
+/// for a net whose output (legal weights, every neuron saturated) goes far beyond it: a printed
+/// `eval` is never taken for a tablebase score.
+#[test]
+fn static_eval_stays_inside_the_evaluation_range() {
+    let buckets = 8;
+    let mut bytes = Network::random_bucketed(3, buckets).to_bytes();
+    let mut put = |index: usize, value: i16| {
+        bytes[2 * index..2 * index + 2].copy_from_slice(&value.to_le_bytes());
+    };
+    // No feature weights, every bias at QA, every output weight 32: each side's dot product
+    // is HIDDEN · QA² · 32, about 1e9 at N = 512, inside the i32 range the engine checks.
+    (0..INPUTS * HIDDEN).for_each(|i| put(i, 0));
+    (0..HIDDEN).for_each(|i| put(INPUTS * HIDDEN + i, QA as i16));
+    (0..buckets * 2 * HIDDEN).for_each(|i| put((INPUTS + 1) * HIDDEN + i, 32));
+    let network = Network::from_bytes(&bytes).expect("legal weights");
+    let mut engine = patina::Engine::new(network);
+    assert_eq!(engine.static_eval(), patina::score::TB_WIN_BOUND - 1);
+}
