@@ -41,12 +41,11 @@ impl UciReporter {
         let ms = info.elapsed.as_millis().max(1);
         let pv: Vec<String> = info.pv.iter().map(|mv| mv.to_uci(self.chess960)).collect();
         let wdl = self.wdl_material.map_or(String::new(), |material| {
-            let [w, d, l] = if info.tablebase {
+            wdl_field(if info.tablebase {
                 wdl::certain(info.score)
             } else {
                 wdl::wdl(info.score, material)
-            };
-            format!(" wdl {w} {d} {l}")
+            })
         });
         format!(
             "info depth {} seldepth {} multipv {} score {}{bound}{wdl} nodes {} nps {} hashfull {} tbhits {} time {} pv {}",
@@ -74,6 +73,11 @@ impl Reporter for UciReporter {
     }
 }
 
+/// ` wdl W D L`, as an `info` line carries it.
+fn wdl_field([w, d, l]: [u32; 3]) -> String {
+    format!(" wdl {w} {d} {l}")
+}
+
 fn print_bestmove(result: &SearchResult, chess960: bool, show_wdl: bool) {
     match (result.best_move, result.ponder_move) {
         (Some(best), Some(ponder)) => println!(
@@ -90,8 +94,7 @@ fn print_bestmove(result: &SearchResult, chess960: bool, show_wdl: bool) {
                 "mate 0"
             };
             let wdl = if show_wdl {
-                let [w, d, l] = wdl::certain(result.score);
-                format!(" wdl {w} {d} {l}")
+                wdl_field(wdl::certain(result.score))
             } else {
                 String::new()
             };
