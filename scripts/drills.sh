@@ -3,16 +3,17 @@
 # reach (docs/datagen.md, "Endgame drills"). Net 0 is START_NET; step k = 1..STEPS:
 #
 #   1. drills:  net k-1 plays GAMES games from random placements of MATERIAL    ($DATA/games-<k-1>)
-#   2. train:   net 0 fine-tuned (--init) on every drill set so far, then ORDINARY ($DATA/net-<k>.nnue)
+#   2. train:   net 0 fine-tuned on all drills so far, anchored by ORDINARY     ($DATA/net-<k>.nnue)
 #   3. measure: net k on both sides from the won starts of BOOK                    ($DATA/measure-<k>)
 #
 # Only the drills accumulate: every step starts again from net 0, so a step's fine-tune cannot
 # carry the last one's drift in ordinary play onwards (chained fine-tunes, each from the last
-# net, converted less and drifted more). ORDINARY, ordinary self-play of the start net (a
-# viriformat file or folder), keeps the rest of the net's judgement; given last, its last
-# positions are the held-out validation set, so each step's validation loss shows what the
-# drills cost ordinary play. The table at the end lists every step: the drill games' results,
-# the mates from won starts (W + L: the lone king never wins) and the validation loss.
+# net, converted less and drifted more). ORDINARY, games of ordinary play (a viriformat file or
+# folder, such as the start net's self-play), are the fine-tune's anchors (`trainer train
+# --anchor`): scored by net 0 itself, they hold each step to net 0's judgement away from the
+# drilled ending, and as the held-out set their validation loss shows how far a step strays
+# from it. The table at the end lists every step: the drill games' results, the mates from won
+# starts (W + L: the lone king never wins) and the validation loss.
 # Resumable: run the same command again; a step whose net or measurement is there is not redone.
 #
 # Usage: ORDINARY=DIR scripts/drills.sh START_NET STEPS
@@ -29,7 +30,7 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 [ $# -eq 2 ] || { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
 start_net=$1 steps=$2
 [ -f "$start_net" ] || { echo "no net $start_net" >&2; exit 2; }
-[ -e "${ORDINARY:-}" ] || { echo "ORDINARY must name ordinary self-play games (a .vf file or folder)" >&2; exit 2; }
+[ -e "${ORDINARY:-}" ] || { echo "ORDINARY must name games of ordinary play (a .vf file or folder)" >&2; exit 2; }
 MATERIAL=${MATERIAL:-KBNvK}
 DATA=${DATA:-$HOME/patina-data/drills-$MATERIAL}
 THREADS=${THREADS:-2}
@@ -88,9 +89,9 @@ for k in $(seq 1 "$steps"); do
     else
       viri=()
       for g in $(seq 0 $prev); do viri+=(--viri "$DATA/games-$g"); done
-      log "fine-tuning net 0 on drills 0..$prev and $ORDINARY"
+      log "fine-tuning net 0 on drills 0..$prev, anchored by $ORDINARY"
       "$trainer" train ${CONFIG:+--config "$CONFIG"} --init "$DATA/net-0.nnue" "${viri[@]}" \
-        --viri "$ORDINARY" --out-dir "$run" --net-id drill-$k --threads "$THREADS" \
+        --anchor "$ORDINARY" --out-dir "$run" --net-id drill-$k --threads "$THREADS" \
         --epochs "${EPOCHS:-6}" --batches-per-superbatch 25 --save-rate 10 --lr-schedule cosine \
         --lr "${LR:-0.00003}" --lr-end "${LR_END:-0.000001}" --wdl "${WDL:-0.3}" --seed "$k" \
         --validation 100000 > "$run.log"

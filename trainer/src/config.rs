@@ -30,6 +30,11 @@ pub struct Config {
     /// Start from this net file's weights (bullet's layout, of this run's N and B) instead of
     /// random ones: a fine-tune that carries a net on with new data.
     pub init: Option<PathBuf>,
+    /// viriformat game files (or folders of them) whose positions are scored by the `init` net
+    /// itself instead of by the games' searches: in a fine-tune they hold the net to its own
+    /// judgement there while the other data teach it something new. They come last, so the
+    /// held-out positions are theirs and the validation loss shows how far the net strays.
+    pub anchor: Vec<PathBuf>,
     /// Hidden width N (one of `WIDTHS`); by default the width of the engine's embedded net, so
     /// a generation keeps its parent's width unless told to grow.
     pub hidden: usize,
@@ -67,6 +72,7 @@ impl Default for Config {
             viri: Vec::new(),
             out_dir: "checkpoints".into(),
             init: None,
+            anchor: Vec::new(),
             hidden: patina::nnue::HIDDEN,
             buckets: patina::nnue::Network::embedded().buckets(),
             precision: Precision::default(),
@@ -119,10 +125,14 @@ impl Config {
             )));
         }
         self.data = self.data.iter().map(absolute).collect::<Result<_>>()?;
-        self.viri = datagen::gamefile::collect_inputs(&self.viri)?
-            .iter()
-            .map(absolute)
-            .collect::<Result<_>>()?;
+        let games = |paths: &[PathBuf]| {
+            datagen::gamefile::collect_inputs(paths)?
+                .iter()
+                .map(absolute)
+                .collect::<Result<_>>()
+        };
+        self.viri = games(&self.viri)?;
+        self.anchor = games(&self.anchor)?;
         Ok(())
     }
 
@@ -152,6 +162,11 @@ impl Config {
                 "output buckets must be 1 (none) to {MAX_BUCKETS}, not {}",
                 self.buckets
             )));
+        }
+        if !self.anchor.is_empty() && self.init.is_none() {
+            return fail(
+                "anchor positions are scored by the net a fine-tune starts from: give init",
+            );
         }
         if self.epochs.is_some_and(|e| !(e > 0.0 && e <= 10_000.0)) {
             return fail("epochs must be a number above 0 and at most 10000");
@@ -256,6 +271,12 @@ impl fmt::Display for Config {
         }
         for path in &self.viri {
             writeln!(f, "viriformat        {}", path.display())?;
+        }
+        if let Some(init) = &self.init {
+            writeln!(f, "starting from     {}", init.display())?;
+        }
+        for path in &self.anchor {
+            writeln!(f, "anchor            {}", path.display())?;
         }
         writeln!(f, "output            {}", self.out_dir.display())?;
         writeln!(f, "precision         {}", self.precision)?;

@@ -18,7 +18,7 @@ use rayon::prelude::*;
 use viriformat::dataformat::Filter;
 
 use crate::error::{Result, TrainerError};
-use crate::features::check_record;
+use crate::features::{check_record, target};
 
 pub const RECORD_SIZE: usize = 32;
 const _: () = assert!(std::mem::size_of::<ChessBoard>() == RECORD_SIZE);
@@ -50,6 +50,8 @@ pub struct Dataset {
     sources: Vec<Source>,
     /// Index of each source's first position, plus the total at the end.
     starts: Vec<u64>,
+    /// Index of the first anchor position (`with_anchors`); the total if there are none.
+    anchors_from: u64,
 }
 
 impl Dataset {
@@ -80,7 +82,29 @@ impl Dataset {
         for source in &sources {
             starts.push(starts.last().unwrap() + source.len());
         }
-        Self { sources, starts }
+        let anchors_from = *starts.last().unwrap();
+        Self {
+            sources,
+            starts,
+            anchors_from,
+        }
+    }
+
+    /// Adds anchor positions, scored by the net a fine-tune starts from, after the others.
+    pub fn with_anchors(mut self, boards: Vec<ChessBoard>) -> Self {
+        let anchors_from = self.len();
+        self.sources.push(Source::Memory(boards));
+        Self {
+            anchors_from,
+            ..Self::from_sources(self.sources)
+        }
+    }
+
+    /// The target of position `index`: an anchor's is its score alone, what the starting net
+    /// thinks of it, whatever weight λ gives the game results elsewhere.
+    #[inline]
+    pub fn target(&self, index: u64, board: &ChessBoard, wdl: f32) -> f32 {
+        target(board, if index >= self.anchors_from { 0.0 } else { wdl })
     }
 
     pub fn len(&self) -> u64 {

@@ -7,6 +7,7 @@ use patina::nnue::Network;
 use viriformat::dataformat::Filter;
 
 use trainer::checkpoint::{write_whole_file, Checkpoint};
+use trainer::compare::{self, compare};
 use trainer::config::{Config, MAX_THREADS};
 use trainer::error::{Result, TrainerError};
 use trainer::loader::{write_bulletformat, Dataset};
@@ -56,6 +57,24 @@ enum Command {
         #[arg(long)]
         out: PathBuf,
     },
+    /// How far one net's evaluations lie from another's, per output bucket, over the positions
+    /// of viriformat games (as training filters them); centipawns as Patina prints them.
+    Compare {
+        /// The net to measure from (a fine-tune's start, say).
+        #[arg(long)]
+        base: PathBuf,
+        #[arg(long)]
+        net: PathBuf,
+        /// viriformat game files, or folders of them.
+        #[arg(required = true)]
+        games: Vec<PathBuf>,
+        /// Hidden width N of both nets (default: the engine's).
+        #[arg(long, default_value_t = patina::nnue::HIDDEN)]
+        hidden: usize,
+        /// Output buckets of both nets (default: the embedded net's).
+        #[arg(long)]
+        buckets: Option<usize>,
+    },
     /// Measure training throughput for hidden sizes N (128, 256, 512, 1024), thread counts and
     /// precisions.
     Bench {
@@ -98,6 +117,10 @@ struct TrainArgs {
     /// Start from this net's weights instead of random ones (a fine-tune; same N and B).
     #[arg(long)]
     init: Option<PathBuf>,
+    /// viriformat game file or folder (repeatable) whose positions the --init net scores
+    /// itself: keeps the fine-tune close to that net there (held out for the validation loss).
+    #[arg(long)]
+    anchor: Vec<PathBuf>,
     #[arg(long)]
     net_id: Option<String>,
     /// Hidden width N: 128, 256, 512 or 1024 (default: the engine's, i.e. its embedded net's).
@@ -166,6 +189,7 @@ impl TrainArgs {
         self.config.is_some()
             || !self.data.is_empty()
             || !self.viri.is_empty()
+            || !self.anchor.is_empty()
             || self.net_id.is_some()
             || self.init.is_some()
             || self.hidden.is_some()
@@ -192,6 +216,7 @@ impl TrainArgs {
     fn apply(&self, config: &mut Config) -> Result<()> {
         config.data.extend(self.data.iter().cloned());
         config.viri.extend(self.viri.iter().cloned());
+        config.anchor.extend(self.anchor.iter().cloned());
         macro_rules! set {
             ($($field:ident),*) => {$(if let Some(v) = self.$field.clone() { config.$field = v; })*};
         }
@@ -356,6 +381,48 @@ fn shuffle(data: &[PathBuf], seed: u64, out: &Path) -> Result<()> {
     Ok(())
 }
 
+fn compare_nets(
+    base: &Path,
+    net: &Path,
+    games: &[PathBuf],
+    hidden: usize,
+    buckets: Option<usize>,
+) -> Result<()> {
+    let buckets = buckets.unwrap_or_else(|| Network::embedded().buckets());
+    let games = datagen::gamefile::collect_inputs(games)?;
+    let data = Dataset::open(&[], &games, &Filter::default())?;
+    let drifts = trainer::with_hidden!(hidden, N => compare::<N>(base, net, buckets, &data))?;
+    println!(
+        "{} − {}, centipawns as Patina prints them (positions beyond ±{} left out)",
+        net.display(),
+        base.display(),
+        compare::DECIDED_CP
+    );
+    println!(
+        "{:>7} {:>7} {:>10} {:>10} {:>10} {:>10}",
+        "bucket", "pieces", "positions", "mean |Δ|", "rms Δ", "mean Δ"
+    );
+    let per_bucket = 32usize.div_ceil(buckets);
+    for (bucket, drift) in drifts.iter().enumerate() {
+        let (name, pieces) = if bucket == buckets {
+            ("all".to_string(), "2-32".to_string())
+        } else {
+            let first = 2 + bucket * per_bucket;
+            let last = (first + per_bucket - 1).min(32);
+            (bucket.to_string(), format!("{first}-{last}"))
+        };
+        if drift.positions == 0 {
+            println!("{name:>7} {pieces:>7} {:>10}", 0);
+            continue;
+        }
+        println!(
+            "{name:>7} {pieces:>7} {:>10} {:>10.1} {:>10.1} {:>+10.1}",
+            drift.positions, drift.mean_abs, drift.rms, drift.mean
+        );
+    }
+    Ok(())
+}
+
 fn main() -> ExitCode {
     let outcome = match Cli::parse().command {
         Command::Init { seed, out } => write_whole_file(&out, &Network::random(seed).to_bytes())
@@ -368,6 +435,13 @@ fn main() -> ExitCode {
             out,
         } => write_bulletformat(&out, &synthetic::dataset(positions, seed))
             .map(|()| println!("wrote {positions} positions to {}", out.display())),
+        Command::Compare {
+            base,
+            net,
+            games,
+            hidden,
+            buckets,
+        } => compare_nets(&base, &net, &games, hidden, buckets),
         Command::Bench {
             positions,
             batches,

@@ -15,8 +15,11 @@ use rand_xoshiro::{
     Xoshiro256PlusPlus,
 };
 
+use bulletformat::ChessBoard;
+use datagen::splat::MAX_TRAINING_SCORE;
+
 use crate::features::Features;
-use patina::nnue::{output_bucket, INPUTS};
+use patina::nnue::{output_bucket, INPUTS, SCALE};
 
 /// Hidden neurons the forward pass sums together: 64 f32 lanes are 8 AVX2 registers. Fixed
 /// whatever the CPU, so that a model's outputs (and the synthetic data labelled with them) are
@@ -121,6 +124,15 @@ impl<const N: usize> Model<N> {
             }
         }
         output
+    }
+
+    /// The position's score in training records' units (what `features::target` reads), as
+    /// this net evaluates it, within the scores training keeps.
+    pub fn score(&self, board: &ChessBoard) -> i16 {
+        let limit = (MAX_TRAINING_SCORE - 1) as f32;
+        (self.forward(&Features::of(board)) * SCALE as f32)
+            .round()
+            .clamp(-limit, limit) as i16
     }
 
     /// Feature bias of neurons `start..start + B`.

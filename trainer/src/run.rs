@@ -9,17 +9,18 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
 
 use crate::checkpoint::{write_whole_file, Checkpoint};
 use crate::config::Config;
 use crate::error::{Result, TrainerError};
 use crate::history::{self, Record};
-use crate::loader::Dataset;
+use crate::loader::{read_viriformat, Dataset};
 use crate::model::Model;
 use crate::optim::AdamW;
 use crate::plot;
 use crate::precision::RowFormat;
-use crate::quantise::{check_engine_ranges, dequantise, float_bytes, quantise};
+use crate::quantise::{check_engine_ranges, float_bytes, quantise, read_net};
 use crate::shuffle::Split;
 use crate::train::Trainer;
 
@@ -75,7 +76,18 @@ fn run_at<const N: usize, P: RowFormat>(config: &Config, start: Start) -> Result
             println!("{line}");
         }
     };
-    let data = Dataset::open(&config.data, &config.viri, &config.filter)?;
+    let mut data = Dataset::open(&config.data, &config.viri, &config.filter)?;
+    if let Some(init) = config.init.as_ref().filter(|_| !config.anchor.is_empty()) {
+        let net = read_init::<N>(init, config.buckets)?;
+        let mut anchor = Vec::new();
+        for path in &config.anchor {
+            anchor.extend(read_viriformat(path, &config.filter)?);
+        }
+        anchor
+            .par_iter_mut()
+            .for_each(|board| board.score = net.score(board));
+        data = data.with_anchors(anchor);
+    }
     let mut split = Split::new(data.len(), config.validation, config.seed)?;
     if !config.shuffle {
         split = split.in_file_order();
@@ -92,13 +104,7 @@ fn run_at<const N: usize, P: RowFormat>(config: &Config, start: Start) -> Result
 
     // A resumed run takes its weights from the checkpoint, whatever its start was.
     let model = match (&config.init, &start.resume) {
-        (Some(path), None) => {
-            let bytes = std::fs::read(path).map_err(TrainerError::io(path))?;
-            dequantise::<N>(&bytes, config.buckets).map_err(|reason| TrainerError::Init {
-                path: path.clone(),
-                reason,
-            })?
-        }
+        (Some(path), None) => read_init::<N>(path, config.buckets)?,
         _ => Model::random(config.seed, config.buckets),
     };
     let mut trainer = Trainer::<N, P>::new(model, &data, split, config.batch_size, config.threads)?;
@@ -187,6 +193,14 @@ fn run_at<const N: usize, P: RowFormat>(config: &Config, start: Start) -> Result
         net.with_extension("f32").display()
     ));
     Ok(net)
+}
+
+/// The float model of the net a fine-tune starts from (and scores its anchors with).
+fn read_init<const N: usize>(path: &Path, buckets: usize) -> Result<Model<N>> {
+    read_net::<N>(path, buckets).map_err(|reason| TrainerError::Init {
+        path: path.to_owned(),
+        reason,
+    })
 }
 
 /// Saves the net even if the engine would refuse it (training may bring the weights back in

@@ -10,7 +10,7 @@ use rayon::prelude::*;
 
 use crate::backprop::{backprop, copy_rows_to_runs, BlockedWeights, Gradients, CHUNK};
 use crate::error::{Result, TrainerError};
-use crate::features::{target, Features};
+use crate::features::Features;
 use crate::loader::Dataset;
 use crate::model::Model;
 use crate::optim::{self, AdamW, StepSize};
@@ -179,10 +179,12 @@ impl<'d, const N: usize, P: RowFormat> Trainer<'d, N, P> {
                 .map(|b| {
                     let mut sum = 0.0;
                     for i in b * VALIDATION_BLOCK..((b + 1) * VALIDATION_BLOCK).min(len) {
-                        let board = data.get(split.validation_index(i));
+                        let index = split.validation_index(i);
+                        let board = data.get(index);
                         let prediction =
                             crate::features::sigmoid(model.forward(&Features::of(&board)));
-                        sum += f64::from((prediction - target(&board, wdl)).powi(2));
+                        let target = data.target(index, &board, wdl);
+                        sum += f64::from((prediction - target).powi(2));
                     }
                     sum
                 })
@@ -207,8 +209,9 @@ fn fetch(
     boards.extend(chosen.iter().map(|&index| data.get(index)));
     positions.clear();
     positions.extend(
-        boards
+        chosen
             .iter()
-            .map(|board| (Features::of(board), target(board, wdl))),
+            .zip(boards.iter())
+            .map(|(&index, board)| (Features::of(board), data.target(index, board, wdl))),
     );
 }

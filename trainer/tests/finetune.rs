@@ -1,13 +1,19 @@
 //! `--init`: a run that starts from a net's weights carries that net on instead of starting
-//! from random ones, and a net of another shape is refused before any training.
+//! from random ones, and a net of another shape is refused before any training; `--anchor`
+//! positions are scored by that net itself; `compare` measures what a fine-tune changed.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
+use trainer::compare::compare;
 use trainer::config::Config;
-use trainer::loader::write_bulletformat;
+use trainer::loader::{write_bulletformat, Dataset};
+use trainer::model::Model;
+use trainer::quantise::{quantise, read_net};
 use trainer::run::{run, Start};
 use trainer::schedule::LrSchedule;
 use trainer::synthetic;
+use viriformat::chess::board::{Board as ViriBoard, GameOutcome};
+use viriformat::dataformat::{Filter, Game};
 
 fn temp_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("patina-trainer-{name}-{}", std::process::id()));
@@ -21,9 +27,8 @@ const QUIET: Start = Start {
     quiet: true,
 };
 
-#[test]
-fn a_fine_tune_starts_from_the_given_net() {
-    let dir = temp_dir("finetune");
+/// A short run on synthetic data of N = 128 and 8 buckets, and the net it wrote.
+fn base_net(dir: &Path) -> (Config, PathBuf) {
     let data = dir.join("data.bin");
     write_bulletformat(&data, &synthetic::dataset(4_000, 9)).unwrap();
     let config = Config {
@@ -41,6 +46,13 @@ fn a_fine_tune_starts_from_the_given_net() {
         ..Config::default()
     };
     let base = run(&config, QUIET).unwrap();
+    (config, base)
+}
+
+#[test]
+fn a_fine_tune_starts_from_the_given_net() {
+    let dir = temp_dir("finetune");
+    let (config, base) = base_net(&dir);
     let base_bytes = std::fs::read(&base).unwrap();
 
     // At a learning rate too small to move any quantised weight, the fine-tune writes back the
@@ -77,4 +89,128 @@ fn a_fine_tune_starts_from_the_given_net() {
     .expect_err("a net of N = 128 cannot start a run of N = 256");
     assert!(error.to_string().starts_with("--init "), "{error}");
     assert!(error.to_string().contains("N = 256"), "{error}");
+}
+
+/// `count` drawn games of 40 plies along different lines, scored +1.00 for White throughout.
+fn write_games(path: &Path, count: usize) {
+    let mut bytes = Vec::new();
+    for g in 0..count {
+        let mut board = ViriBoard::default();
+        let mut game = Game::new(&board);
+        for ply in 0..40 {
+            let moves = board.legal_moves();
+            let mv = moves[(ply * 7 + g * 3) % moves.len()];
+            game.add_move(mv, 100);
+            board.make_move_simple(mv);
+        }
+        game.set_outcome(GameOutcome::Draw(
+            viriformat::chess::board::DrawType::FiftyMoves,
+        ));
+        game.serialise_into(&mut bytes).unwrap();
+    }
+    std::fs::write(path, bytes).unwrap();
+}
+
+#[test]
+fn anchor_positions_are_scored_by_the_net_the_fine_tune_starts_from() {
+    let dir = temp_dir("anchor");
+    let (config, base) = base_net(&dir);
+    let games = dir.join("games.vf");
+    write_games(&games, 50);
+    // The games come last either way, so the held-out positions are theirs. At a learning rate
+    // too small to move a weight, the starting net is its own target on them as anchors (up to
+    // rounding the score to an integer), whatever weight λ gives the results elsewhere; as
+    // ordinary games they are scored by their searches and results.
+    let validation_loss = |anchor: bool, out: &str| {
+        let (viri, anchors) = if anchor {
+            (vec![], vec![games.clone()])
+        } else {
+            (vec![games.clone()], vec![])
+        };
+        let tuned = Config {
+            net_id: "tuned".into(),
+            init: Some(base.clone()),
+            viri,
+            anchor: anchors,
+            filter: Filter::UNRESTRICTED,
+            out_dir: dir.join(out),
+            superbatches: 1,
+            validation: 1_000,
+            wdl: trainer::schedule::WdlSchedule::Constant { value: 0.5 },
+            lr: LrSchedule::Constant { value: 1e-12 },
+            ..config.clone()
+        };
+        run(&tuned, QUIET).unwrap();
+        let log = std::fs::read_to_string(tuned.out_dir.join("log.csv")).unwrap();
+        let last = log
+            .lines()
+            .last()
+            .unwrap()
+            .split(',')
+            .nth(2)
+            .unwrap()
+            .to_string();
+        last.parse::<f64>().unwrap()
+    };
+    let (anchored, scored) = (
+        validation_loss(true, "anchored"),
+        validation_loss(false, "scored"),
+    );
+    assert!(anchored < 1e-7, "{anchored}");
+    assert!(scored > 1e-4, "{scored}");
+
+    let error = run(
+        &Config {
+            anchor: vec![games],
+            out_dir: dir.join("no-init"),
+            ..config
+        },
+        QUIET,
+    )
+    .expect_err("anchors need a net to score them");
+    assert!(error.to_string().contains("init"), "{error}");
+}
+
+#[test]
+fn compare_finds_the_change_in_the_bucket_that_has_it() {
+    let dir = temp_dir("compare");
+    let (_, base) = base_net(&dir);
+    let games = dir.join("games.vf");
+    write_games(&games, 50);
+    let data = Dataset::open(&[], &[games], &Filter::default()).unwrap();
+
+    // The same net: no difference anywhere.
+    let same = compare::<128>(&base, &base, 8, &data).unwrap();
+    assert!(
+        same.iter().all(|d| d.positions == 0 || d.mean_abs == 0.0),
+        "{same:?}"
+    );
+
+    // A net whose bucket-7 output bias is 0.25 higher: every position of 30 to 32 pieces moves
+    // by that much, and no other.
+    let mut model = read_net::<128>(&base, 8).unwrap();
+    model.params[Model::<128>::output_bias(8) + 7] += 0.25;
+    let raised = dir.join("raised.nnue");
+    std::fs::write(&raised, quantise(&model)).unwrap();
+    let drifts = compare::<128>(&base, &raised, 8, &data).unwrap();
+    let cp = 0.25 * patina::nnue::SCALE as f64 * 100.0 / f64::from(patina::wdl::NORMALIZE_TO_PAWN);
+    let (seven, others) = (drifts[7], &drifts[..7]);
+    assert!(seven.positions > 0);
+    assert!(
+        (seven.mean - cp).abs() < 1e-3 * cp,
+        "{seven:?}, expected {cp}"
+    );
+    assert!((seven.mean_abs - cp).abs() < 1e-3 * cp && (seven.rms - cp).abs() < 1e-3 * cp);
+    assert!(
+        others.iter().all(|d| d.positions == 0 || d.mean_abs == 0.0),
+        "{others:?}"
+    );
+    assert!(
+        others.iter().any(|d| d.positions > 0),
+        "only bucket 7 was tried"
+    );
+    assert_eq!(
+        drifts[8].positions,
+        drifts.iter().take(8).map(|d| d.positions).sum::<u64>()
+    );
 }
