@@ -58,6 +58,13 @@ games_in() {
 
 [ -f "$DATA/net-0.nnue" ] || cp "$start_net" "$DATA/net-0.nnue"
 cmp -s "$start_net" "$DATA/net-0.nnue" || { echo "$DATA holds the drills of another start net" >&2; exit 2; }
+# Steps fine-tuned before ORDINARY became anchors trained on it as data: another recipe.
+if compgen -G "$DATA/net-[1-9]*.nnue" > /dev/null && [ ! -e "$DATA/anchored" ]; then
+  echo "$DATA holds steps fine-tuned with ORDINARY as training data, not as anchors: start a new" \
+    "DATA (copying its games-* folders keeps the drills)" >&2
+  exit 2
+fi
+touch "$DATA/anchored"
 
 measure() {
   local k=$1 out=$DATA/measure-$1
@@ -102,7 +109,7 @@ for k in $(seq 1 "$steps"); do
 done
 
 # One row a step.
-printf 'net\tsha256\tdrill games it played (W/D/L)\tmates from won starts\tvalidation loss\n'
+printf 'net\tsha256\tdrill games it played (W/D/L)\tmates from won starts\tvalidation loss (anchors)\n'
 for k in $(seq 0 "$steps"); do
   played=-
   if compgen -G "$DATA/games-$k/*.vf" > /dev/null; then

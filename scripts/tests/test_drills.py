@@ -82,6 +82,12 @@ class DrillsTest(unittest.TestCase):
             self.assertEqual((data / "net-1.nnue").read_bytes(), net1)
             self.assertNotIn("fine-tun", third.stdout)
 
+            # Steps trained by the recipe before anchors are not continued as if anchored.
+            (data / "anchored").unlink()
+            fourth = run()
+            self.assertEqual(fourth.returncode, 2)
+            self.assertIn("not as anchors", fourth.stderr)
+
     def test_a_missing_ordinary_set_is_refused(self):
         env = dict(os.environ, BIN=str(binaries()), ORDINARY="/nonexistent")
         out = subprocess.run(["bash", str(SCRIPT), str(ROOT / "nets/DEFAULT"), "1"], env=env,

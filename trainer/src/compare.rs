@@ -28,7 +28,11 @@ pub struct Drift {
 }
 
 impl Drift {
+    /// Of no differences, all zero.
     fn of(differences: &[f64]) -> Self {
+        if differences.is_empty() {
+            return Self::default();
+        }
         let count = differences.len() as f64;
         let mean_of = |f: fn(f64) -> f64| differences.iter().map(|&d| f(d)).sum::<f64>() / count;
         Self {
@@ -41,7 +45,7 @@ impl Drift {
 }
 
 /// Per output bucket (then all buckets together, last) over `data`'s positions, as the float
-/// models of the two net files evaluate them.
+/// models of the two net files evaluate them, on the current rayon pool.
 pub fn compare<const N: usize>(
     base: &Path,
     net: &Path,
@@ -67,17 +71,36 @@ pub fn compare<const N: usize>(
                 .then(|| (output_bucket(features.len, buckets), after - before))
         })
         .collect();
-    let mut drifts: Vec<Drift> = (0..buckets)
-        .map(|bucket| {
-            let differences: Vec<f64> = scored
-                .iter()
-                .filter(|&&(b, _)| b == bucket)
-                .map(|&(_, d)| d)
-                .collect();
-            Drift::of(&differences)
-        })
-        .collect();
+    let mut by_bucket = vec![Vec::new(); buckets];
+    for &(bucket, difference) in &scored {
+        by_bucket[bucket].push(difference);
+    }
     let all: Vec<f64> = scored.iter().map(|&(_, d)| d).collect();
-    drifts.push(Drift::of(&all));
-    Ok(drifts)
+    Ok(by_bucket
+        .iter()
+        .chain([&all])
+        .map(|d| Drift::of(d))
+        .collect())
+}
+
+/// The piece counts (kings included) whose positions use `bucket` of `buckets`, if any do.
+pub fn pieces_of(bucket: usize, buckets: usize) -> Option<(usize, usize)> {
+    let mut pieces = (2..=32).filter(|&p| output_bucket(p, buckets) == bucket);
+    let first = pieces.next()?;
+    Some((first, pieces.next_back().unwrap_or(first)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bucket_labels_follow_the_engine_buckets() {
+        assert_eq!(pieces_of(0, 8), Some((2, 5)));
+        assert_eq!(pieces_of(7, 8), Some((30, 32)));
+        assert_eq!(pieces_of(0, 1), Some((2, 32)));
+        // With 9 buckets of 4 counts each, the ninth starts at 34 pieces: none reach it.
+        assert_eq!(pieces_of(7, 9), Some((30, 32)));
+        assert_eq!(pieces_of(8, 9), None);
+    }
 }

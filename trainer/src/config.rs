@@ -112,9 +112,10 @@ impl Config {
         toml::to_string_pretty(self).expect("a config always serialises")
     }
 
-    /// Fixes the data a new run reads: every path absolute, so that `--resume` from another
-    /// folder finds the same files, and each folder given to `--viri` replaced by the `.vf`
-    /// files in it now, so that games added later do not change a resumed run's data.
+    /// Fixes the data a new run reads: every path absolute (the `init` net's too), so that
+    /// `--resume` from another folder finds the same files, and each folder given to `--viri`
+    /// or `--anchor` replaced by the `.vf` files in it now, so that games added later do not
+    /// change a resumed run's data.
     pub fn resolve_data_paths(&mut self) -> Result<()> {
         let absolute = |path: &PathBuf| std::path::absolute(path).map_err(TrainerError::io(path));
         if let Some(folder) = self.data.iter().find(|path| path.is_dir()) {
@@ -125,6 +126,7 @@ impl Config {
             )));
         }
         self.data = self.data.iter().map(absolute).collect::<Result<_>>()?;
+        self.init = self.init.as_ref().map(absolute).transpose()?;
         let games = |paths: &[PathBuf]| {
             datagen::gamefile::collect_inputs(paths)?
                 .iter()
@@ -165,7 +167,8 @@ impl Config {
         }
         if !self.anchor.is_empty() && self.init.is_none() {
             return fail(
-                "anchor positions are scored by the net a fine-tune starts from: give init",
+                "--anchor needs --init (init in a config file): the net that scores the anchor \
+                 positions and that the fine-tune starts from",
             );
         }
         if self.epochs.is_some_and(|e| !(e > 0.0 && e <= 10_000.0)) {
@@ -203,10 +206,11 @@ impl Config {
         if !rates_ok {
             return fail("learning rates and the step schedule's gamma must be positive numbers");
         }
-        if !self.viri.is_empty() && !self.shuffle {
+        let games = !self.viri.is_empty() || !self.anchor.is_empty();
+        if games && !self.shuffle {
             return fail(
-                "viriformat games unpack in game order: shuffle them (--no-shuffle is for \
-                 bulletformat data shuffled beforehand with `trainer shuffle`)",
+                "viriformat games (--viri, --anchor) unpack in game order: shuffle them \
+                 (--no-shuffle is for bulletformat data shuffled beforehand with `trainer shuffle`)",
             );
         }
         check_filter(&self.filter)

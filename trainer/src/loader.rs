@@ -90,9 +90,10 @@ impl Dataset {
         }
     }
 
-    /// Adds anchor positions, scored by the net a fine-tune starts from, after the others.
+    /// Adds anchor positions, scored by the net a fine-tune starts from, after the others
+    /// (and after any anchors added before).
     pub fn with_anchors(mut self, boards: Vec<ChessBoard>) -> Self {
-        let anchors_from = self.len();
+        let anchors_from = self.anchors_from.min(self.len());
         self.sources.push(Source::Memory(boards));
         Self {
             anchors_from,

@@ -58,7 +58,8 @@ enum Command {
         out: PathBuf,
     },
     /// How far one net's evaluations lie from another's, per output bucket, over the positions
-    /// of viriformat games (as training filters them); centipawns as Patina prints them.
+    /// of viriformat games that viriformat's default filter keeps; centipawns as Patina prints
+    /// them.
     Compare {
         /// The net to measure from (a fine-tune's start, say).
         #[arg(long)]
@@ -74,6 +75,9 @@ enum Command {
         /// Output buckets of both nets (default: the embedded net's).
         #[arg(long)]
         buckets: Option<usize>,
+        #[arg(long, default_value_t = std::thread::available_parallelism().map_or(1, |n| n.get()),
+              value_parser = RangedU64ValueParser::<usize>::new().range(1..=MAX_THREADS as u64))]
+        threads: usize,
     },
     /// Measure training throughput for hidden sizes N (128, 256, 512, 1024), thread counts and
     /// precisions.
@@ -385,13 +389,19 @@ fn compare_nets(
     base: &Path,
     net: &Path,
     games: &[PathBuf],
-    hidden: usize,
-    buckets: Option<usize>,
+    shape: (usize, Option<usize>),
+    threads: usize,
 ) -> Result<()> {
+    let (hidden, buckets) = shape;
     let buckets = buckets.unwrap_or_else(|| Network::embedded().buckets());
     let games = datagen::gamefile::collect_inputs(games)?;
     let data = Dataset::open(&[], &games, &Filter::default())?;
-    let drifts = trainer::with_hidden!(hidden, N => compare::<N>(base, net, buckets, &data))?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| TrainerError::Config(format!("cannot start {threads} threads: {e}")))?;
+    let drifts = pool
+        .install(|| trainer::with_hidden!(hidden, N => compare::<N>(base, net, buckets, &data)))?;
     println!(
         "{} − {}, centipawns as Patina prints them (positions beyond ±{} left out)",
         net.display(),
@@ -402,13 +412,14 @@ fn compare_nets(
         "{:>7} {:>7} {:>10} {:>10} {:>10} {:>10}",
         "bucket", "pieces", "positions", "mean |Δ|", "rms Δ", "mean Δ"
     );
-    let per_bucket = 32usize.div_ceil(buckets);
     for (bucket, drift) in drifts.iter().enumerate() {
         let (name, pieces) = if bucket == buckets {
             ("all".to_string(), "2-32".to_string())
         } else {
-            let first = 2 + bucket * per_bucket;
-            let last = (first + per_bucket - 1).min(32);
+            // A bucket no piece count reaches (with a B that does not divide 32) is left out.
+            let Some((first, last)) = compare::pieces_of(bucket, buckets) else {
+                continue;
+            };
             (bucket.to_string(), format!("{first}-{last}"))
         };
         if drift.positions == 0 {
@@ -441,7 +452,8 @@ fn main() -> ExitCode {
             games,
             hidden,
             buckets,
-        } => compare_nets(&base, &net, &games, hidden, buckets),
+            threads,
+        } => compare_nets(&base, &net, &games, (hidden, buckets), threads),
         Command::Bench {
             positions,
             batches,

@@ -8,10 +8,11 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use bulletformat::ChessBoard;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 
-use crate::checkpoint::{write_whole_file, Checkpoint};
+use crate::checkpoint::{digest, write_whole_file, Checkpoint};
 use crate::config::Config;
 use crate::error::{Result, TrainerError};
 use crate::history::{self, Record};
@@ -76,25 +77,31 @@ fn run_at<const N: usize, P: RowFormat>(config: &Config, start: Start) -> Result
             println!("{line}");
         }
     };
+    let init = (config.init.as_ref())
+        .map(|path| read_init::<N>(path, config.buckets))
+        .transpose()?;
     let mut data = Dataset::open(&config.data, &config.viri, &config.filter)?;
-    if let Some(init) = config.init.as_ref().filter(|_| !config.anchor.is_empty()) {
-        let net = read_init::<N>(init, config.buckets)?;
-        let mut anchor = Vec::new();
-        for path in &config.anchor {
-            anchor.extend(read_viriformat(path, &config.filter)?);
-        }
-        anchor
-            .par_iter_mut()
-            .for_each(|board| board.score = net.score(board));
-        data = data.with_anchors(anchor);
+    let (mut anchors, mut anchors_digest) = (0, 0);
+    if let Some(net) = init.as_ref().filter(|_| !config.anchor.is_empty()) {
+        let boards = scored_anchors(net, config)?;
+        let scores: Vec<u8> = boards.iter().flat_map(|b| b.score.to_le_bytes()).collect();
+        (anchors, anchors_digest) = (boards.len() as u64, digest(&scores));
+        data = data.with_anchors(boards);
     }
     let mut split = Split::new(data.len(), config.validation, config.seed)?;
     if !config.shuffle {
         split = split.in_file_order();
     }
+    if anchors > 0 && anchors < split.validation_len() {
+        return Err(TrainerError::Config(format!(
+            "the anchor games hold {anchors} positions, fewer than the {} held out for \
+             validation: give more anchor games or a smaller --validation",
+            split.validation_len()
+        )));
+    }
     let config = &config.sized_to(split.training_len());
     let positions = format!(
-        "positions         {} ({} training, {} validation), {:.2} epochs",
+        "positions         {} ({} training, {} validation; {anchors} anchors), {:.2} epochs",
         data.len(),
         split.training_len(),
         split.validation_len(),
@@ -103,15 +110,21 @@ fn run_at<const N: usize, P: RowFormat>(config: &Config, start: Start) -> Result
     );
 
     // A resumed run takes its weights from the checkpoint, whatever its start was.
-    let model = match (&config.init, &start.resume) {
-        (Some(path), None) => read_init::<N>(path, config.buckets)?,
+    let model = match (init, &start.resume) {
+        (Some(model), None) => model,
         _ => Model::random(config.seed, config.buckets),
     };
     let mut trainer = Trainer::<N, P>::new(model, &data, split, config.batch_size, config.threads)?;
     let mut history = Vec::new();
     let resumed = start.resume.is_some();
     if let Some(checkpoint) = start.resume {
-        restore(&mut trainer, &mut history, checkpoint, data.len(), config)?;
+        restore(
+            &mut trainer,
+            &mut history,
+            checkpoint,
+            (data.len(), anchors_digest),
+            config,
+        )?;
     }
     // Written once the run is sure to go on: a refused resume leaves the run's record as it was.
     std::fs::create_dir_all(&config.out_dir).map_err(TrainerError::io(&config.out_dir))?;
@@ -178,7 +191,7 @@ fn run_at<const N: usize, P: RowFormat>(config: &Config, start: Start) -> Result
                 trainer.model(),
                 &config.out_dir.join(format!("{name}.nnue")),
             )?;
-            checkpoint(&trainer, &history, config, data.len())
+            checkpoint(&trainer, &history, config, (data.len(), anchors_digest))
                 .save(&config.out_dir.join(format!("{name}.ckpt")))?;
             say(format!("saved {name}.nnue and {name}.ckpt"));
         }
@@ -193,6 +206,27 @@ fn run_at<const N: usize, P: RowFormat>(config: &Config, start: Start) -> Result
         net.with_extension("f32").display()
     ));
     Ok(net)
+}
+
+/// The anchor games' positions, each scored by `net` (on `config.threads` threads).
+fn scored_anchors<const N: usize>(net: &Model<N>, config: &Config) -> Result<Vec<ChessBoard>> {
+    let mut boards = Vec::new();
+    for path in &config.anchor {
+        boards.extend(read_viriformat(path, &config.filter)?);
+    }
+    if boards.is_empty() {
+        return Err(TrainerError::NoPositions(
+            "the anchor games hold no positions (after filtering)".into(),
+        ));
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(config.threads)
+        .build()
+        .map_err(|e| {
+            TrainerError::Config(format!("cannot start {} threads: {e}", config.threads))
+        })?;
+    pool.install(|| boards.par_iter_mut().for_each(|b| b.score = net.score(b)));
+    Ok(boards)
 }
 
 /// The float model of the net a fine-tune starts from (and scores its anchors with).
@@ -219,7 +253,7 @@ fn checkpoint<const N: usize, P: RowFormat>(
     trainer: &Trainer<N, P>,
     history: &[Record],
     config: &Config,
-    data_len: u64,
+    (data_len, anchors): (u64, u64),
 ) -> Checkpoint {
     Checkpoint {
         config_toml: config.to_toml(),
@@ -229,6 +263,7 @@ fn checkpoint<const N: usize, P: RowFormat>(
         threads: config.threads as u64,
         step: trainer.step,
         data_len,
+        anchors,
         history: history.to_vec(),
         params: trainer.model().params.clone(),
         momentum: trainer.adam.momentum.clone(),
@@ -240,7 +275,7 @@ fn restore<const N: usize, P: RowFormat>(
     trainer: &mut Trainer<N, P>,
     history: &mut Vec<Record>,
     checkpoint: Checkpoint,
-    data_len: u64,
+    (data_len, anchors): (u64, u64),
     config: &Config,
 ) -> Result<()> {
     let fail = |reason: String| Err(TrainerError::Config(format!("cannot resume: {reason}")));
@@ -267,6 +302,13 @@ fn restore<const N: usize, P: RowFormat>(
             "checkpoint was trained on {} positions, the data now has {data_len}",
             checkpoint.data_len
         ));
+    }
+    if checkpoint.anchors != anchors {
+        return fail(
+            "the --init net scores the anchor positions otherwise than when the run started \
+             (the net file changed)"
+                .into(),
+        );
     }
     if checkpoint.threads != config.threads as u64 {
         return fail(format!(
