@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
+use trainer::checkpoint::Checkpoint;
 use trainer::compare::compare;
 use trainer::config::Config;
 use trainer::loader::{write_bulletformat, Dataset};
@@ -213,4 +214,50 @@ fn compare_finds_the_change_in_the_bucket_that_has_it() {
         drifts[8].positions,
         drifts.iter().take(8).map(|d| d.positions).sum::<u64>()
     );
+}
+
+#[test]
+fn an_anchored_run_resumes_exactly_and_only_with_its_net() {
+    let dir = temp_dir("anchor-resume");
+    let (config, base) = base_net(&dir);
+    let games = dir.join("games.vf");
+    write_games(&games, 50);
+    let init = dir.join("init.nnue");
+    std::fs::copy(&base, &init).unwrap();
+    let tuned = Config {
+        net_id: "tuned".into(),
+        init: Some(init.clone()),
+        anchor: vec![games],
+        filter: Filter::UNRESTRICTED,
+        out_dir: dir.join("whole"),
+        superbatches: 2,
+        save_rate: 1,
+        seed: 4,
+        validation: 200,
+        ..config
+    };
+    let whole = std::fs::read(run(&tuned, QUIET).unwrap()).unwrap();
+
+    let checkpoint = dir.join("whole/tuned-1.ckpt");
+    let resume = |out: &str| {
+        let saved = Checkpoint::load(&checkpoint).unwrap();
+        let config = saved
+            .resume_config(&checkpoint, Some(&dir.join(out)))
+            .unwrap();
+        run(
+            &config,
+            Start {
+                resume: Some(saved),
+                quiet: true,
+            },
+        )
+    };
+    assert_eq!(std::fs::read(resume("resumed").unwrap()).unwrap(), whole);
+
+    // The --init net changed since: its scores of the anchors would be other targets.
+    let mut other = read_net::<128>(&init, 8).unwrap();
+    other.params[Model::<128>::FEATURE_BIAS] += 0.5;
+    std::fs::write(&init, quantise(&other)).unwrap();
+    let error = resume("changed").expect_err("a resume with another init net is refused");
+    assert!(error.to_string().contains("anchor"), "{error}");
 }
