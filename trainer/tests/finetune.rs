@@ -92,6 +92,15 @@ fn a_fine_tune_starts_from_the_given_net() {
     assert!(error.to_string().contains("N = 256"), "{error}");
 }
 
+/// A folder `name`, the base net in it, and 50 games to score.
+fn net_and_games(name: &str) -> (PathBuf, Config, PathBuf, PathBuf) {
+    let dir = temp_dir(name);
+    let (config, base) = base_net(&dir);
+    let games = dir.join("games.vf");
+    write_games(&games, 50);
+    (dir, config, base, games)
+}
+
 /// `count` drawn games of 40 plies along different lines, scored +1.00 for White throughout.
 fn write_games(path: &Path, count: usize) {
     let mut bytes = Vec::new();
@@ -114,10 +123,7 @@ fn write_games(path: &Path, count: usize) {
 
 #[test]
 fn anchor_positions_are_scored_by_the_net_the_fine_tune_starts_from() {
-    let dir = temp_dir("anchor");
-    let (config, base) = base_net(&dir);
-    let games = dir.join("games.vf");
-    write_games(&games, 50);
+    let (dir, config, base, games) = net_and_games("anchor");
     // The games come last either way, so the held-out positions are theirs. At a learning rate
     // too small to move a weight, the starting net is its own target on them as anchors (up to
     // rounding the score to an integer), whatever weight λ gives the results elsewhere; as
@@ -174,10 +180,7 @@ fn anchor_positions_are_scored_by_the_net_the_fine_tune_starts_from() {
 
 #[test]
 fn compare_finds_the_change_in_the_bucket_that_has_it() {
-    let dir = temp_dir("compare");
-    let (_, base) = base_net(&dir);
-    let games = dir.join("games.vf");
-    write_games(&games, 50);
+    let (dir, _, base, games) = net_and_games("compare");
     let data = Dataset::open(&[], &[games], &Filter::default()).unwrap();
 
     // The same net: no difference anywhere.
@@ -218,10 +221,7 @@ fn compare_finds_the_change_in_the_bucket_that_has_it() {
 
 #[test]
 fn an_anchored_run_resumes_exactly_and_only_with_its_net() {
-    let dir = temp_dir("anchor-resume");
-    let (config, base) = base_net(&dir);
-    let games = dir.join("games.vf");
-    write_games(&games, 50);
+    let (dir, config, base, games) = net_and_games("anchor-resume");
     let init = dir.join("init.nnue");
     std::fs::copy(&base, &init).unwrap();
     let tuned = Config {
