@@ -61,9 +61,7 @@ impl Dataset {
         for path in bulletformat {
             sources.push(Source::Mapped(map_bulletformat(path)?));
         }
-        for path in viriformat {
-            sources.push(Source::Memory(read_viriformat(path, filter)?));
-        }
+        sources.push(Source::Memory(read_all_viriformat(viriformat, filter)?));
         let dataset = Self::from_sources(sources);
         if dataset.is_empty() {
             return Err(TrainerError::NoPositions(
@@ -147,6 +145,15 @@ fn map_bulletformat(path: &Path) -> Result<Mmap> {
         });
     }
     Ok(map)
+}
+
+/// The positions of several viriformat files, in file order.
+pub fn read_all_viriformat(paths: &[PathBuf], filter: &Filter) -> Result<Vec<ChessBoard>> {
+    let mut boards = Vec::new();
+    for path in paths {
+        boards.extend(read_viriformat(path, filter)?);
+    }
+    Ok(boards)
 }
 
 /// Unpacks every whole game, keeping the positions `filter` passes, through the data tools'

@@ -16,7 +16,7 @@ use crate::checkpoint::{digest, write_whole_file, Checkpoint};
 use crate::config::Config;
 use crate::error::{Result, TrainerError};
 use crate::history::{self, Record};
-use crate::loader::{read_viriformat, Dataset};
+use crate::loader::{read_all_viriformat, Dataset};
 use crate::model::Model;
 use crate::optim::AdamW;
 use crate::plot;
@@ -210,10 +210,7 @@ fn run_at<const N: usize, P: RowFormat>(config: &Config, start: Start) -> Result
 
 /// The anchor games' positions, each scored by `net` (on `config.threads` threads).
 fn scored_anchors<const N: usize>(net: &Model<N>, config: &Config) -> Result<Vec<ChessBoard>> {
-    let mut boards = Vec::new();
-    for path in &config.anchor {
-        boards.extend(read_viriformat(path, &config.filter)?);
-    }
+    let mut boards = read_all_viriformat(&config.anchor, &config.filter)?;
     if boards.is_empty() {
         return Err(TrainerError::NoPositions(
             "the anchor games hold no positions (after filtering)".into(),
