@@ -202,6 +202,8 @@ mod tests {
             let mut last_win = 0;
             for score in (-3000..=3000).step_by(25) {
                 let [win, draw, loss] = wdl(score, material);
+                // A draw share wrapped below zero would still sum to 1000.
+                assert!(draw <= 1000, "score {score}, material {material}");
                 assert_eq!(
                     win + draw + loss,
                     1000,

@@ -55,11 +55,24 @@ pub const fn to_tt(score: Score, ply: usize) -> Score {
     }
 }
 
+/// A win read back is searched on and may be stored again at the reader's ancestors, each time
+/// further from the node that found it; past what the bands hold it stays a win, at the floor of
+/// the tablebase band (a sure win of unknown distance), and never passes for an evaluation.
 pub const fn from_tt(score: Score, ply: usize) -> Score {
     if score >= TB_WIN_BOUND {
-        score - ply as Score
+        let score = score - ply as Score;
+        if score < TB_WIN_BOUND {
+            TB_WIN_BOUND
+        } else {
+            score
+        }
     } else if score <= -TB_WIN_BOUND {
-        score + ply as Score
+        let score = score + ply as Score;
+        if score > -TB_WIN_BOUND {
+            -TB_WIN_BOUND
+        } else {
+            score
+        }
     } else {
         score
     }
@@ -100,6 +113,27 @@ mod tests {
                         assert_eq!(mate.signum(), sign);
                     }
                 }
+            }
+        }
+    }
+
+    /// Read back at a node deep in the tree and stored again at one of its ancestors, over and
+    /// over: the win drifts out of the mate band, then rests at the floor of the decisive scores.
+    #[test]
+    fn wins_stored_again_by_ancestors_stay_decisive() {
+        for sign in [1, -1] {
+            for start in [mate_in(3), tb_win_in(3)] {
+                let (mut score, mut left_mates) = (sign * start, false);
+                let mut stored = to_tt(score, 3);
+                for hop in 0..20 {
+                    score = from_tt(stored, MAX_PLY);
+                    assert!(is_decisive(score), "hop {hop}: {score}");
+                    assert_eq!(score.signum(), sign, "hop {hop}");
+                    left_mates |= !is_mate(score);
+                    assert!(!(left_mates && is_mate(score)), "hop {hop}: a mate again");
+                    stored = to_tt(score, 1);
+                }
+                assert_eq!(score, sign * TB_WIN_BOUND);
             }
         }
     }
