@@ -77,7 +77,10 @@ fn run_at<const N: usize, P: RowFormat>(config: &Config, start: Start) -> Result
             println!("{line}");
         }
     };
-    let init = (config.init.as_ref())
+    // A resumed run takes its weights from the checkpoint: its --init net, which may be gone
+    // since, is read only to score anchors again.
+    let needs_init = start.resume.is_none() || !config.anchor.is_empty();
+    let init = (config.init.as_ref().filter(|_| needs_init))
         .map(|path| read_init::<N>(path, config.buckets))
         .transpose()?;
     let mut data = Dataset::open(&config.data, &config.viri, &config.filter)?;
@@ -92,10 +95,13 @@ fn run_at<const N: usize, P: RowFormat>(config: &Config, start: Start) -> Result
     if !config.shuffle {
         split = split.in_file_order();
     }
-    if anchors > 0 && anchors < split.validation_len() {
+    // The held-out positions are the data's last, the anchors': all of them held out, the run
+    // would fine-tune unanchored.
+    if anchors > 0 && anchors <= split.validation_len() {
         return Err(TrainerError::Config(format!(
-            "the anchor games hold {anchors} positions, fewer than the {} held out for \
-             validation: give more anchor games or a smaller --validation",
+            "the anchor games hold {anchors} positions, no more than the {} held out for \
+             validation, which leaves none to train on: give more anchor games or a smaller \
+             --validation",
             split.validation_len()
         )));
     }
@@ -109,7 +115,6 @@ fn run_at<const N: usize, P: RowFormat>(config: &Config, start: Start) -> Result
             / split.training_len() as f64
     );
 
-    // A resumed run takes its weights from the checkpoint, whatever its start was.
     let model = match (init, &start.resume) {
         (Some(model), None) => model,
         _ => Model::random(config.seed, config.buckets),

@@ -170,12 +170,29 @@ fn anchor_positions_are_scored_by_the_net_the_fine_tune_starts_from() {
         &Config {
             anchor: vec![games],
             out_dir: dir.join("no-init"),
-            ..config
+            ..config.clone()
         },
         QUIET,
     )
     .expect_err("anchors need a net to score them");
     assert!(error.to_string().contains("init"), "{error}");
+
+    // Five games' 200 anchor positions, all held out, would leave the fine-tune unanchored.
+    let few = dir.join("few.vf");
+    write_games(&few, 5);
+    let error = run(
+        &Config {
+            init: Some(base),
+            anchor: vec![few],
+            filter: Filter::UNRESTRICTED,
+            out_dir: dir.join("all-held-out"),
+            validation: 200,
+            ..config
+        },
+        QUIET,
+    )
+    .expect_err("anchors all held out are refused");
+    assert!(error.to_string().contains("none to train on"), "{error}");
 }
 
 #[test]
@@ -238,20 +255,7 @@ fn an_anchored_run_resumes_exactly_and_only_with_its_net() {
     };
     let whole = std::fs::read(run(&tuned, QUIET).unwrap()).unwrap();
 
-    let checkpoint = dir.join("whole/tuned-1.ckpt");
-    let resume = |out: &str| {
-        let saved = Checkpoint::load(&checkpoint).unwrap();
-        let config = saved
-            .resume_config(&checkpoint, Some(&dir.join(out)))
-            .unwrap();
-        run(
-            &config,
-            Start {
-                resume: Some(saved),
-                quiet: true,
-            },
-        )
-    };
+    let resume = |out: &str| resume_into(&dir.join("whole/tuned-1.ckpt"), &dir.join(out));
     assert_eq!(std::fs::read(resume("resumed").unwrap()).unwrap(), whole);
 
     // The --init net changed since: its scores of the anchors would be other targets.
@@ -260,4 +264,39 @@ fn an_anchored_run_resumes_exactly_and_only_with_its_net() {
     std::fs::write(&init, quantise(&other)).unwrap();
     let error = resume("changed").expect_err("a resume with another init net is refused");
     assert!(error.to_string().contains("anchor"), "{error}");
+}
+
+/// Resumes the run of `checkpoint`, writing into `out`.
+fn resume_into(checkpoint: &Path, out: &Path) -> trainer::error::Result<PathBuf> {
+    let saved = Checkpoint::load(checkpoint).unwrap();
+    let config = saved.resume_config(checkpoint, Some(out)).unwrap();
+    run(
+        &config,
+        Start {
+            resume: Some(saved),
+            quiet: true,
+        },
+    )
+}
+
+#[test]
+fn a_fine_tune_without_anchors_resumes_without_its_init_net() {
+    let dir = temp_dir("finetune-resume");
+    let (config, base) = base_net(&dir);
+    let init = dir.join("init.nnue");
+    std::fs::copy(&base, &init).unwrap();
+    let tuned = Config {
+        net_id: "tuned".into(),
+        init: Some(init.clone()),
+        out_dir: dir.join("whole"),
+        superbatches: 2,
+        save_rate: 1,
+        seed: 5,
+        ..config
+    };
+    let whole = std::fs::read(run(&tuned, QUIET).unwrap()).unwrap();
+    // The checkpoint holds the weights: the net the run started from is not needed again.
+    std::fs::remove_file(&init).unwrap();
+    let resumed = resume_into(&dir.join("whole/tuned-1.ckpt"), &dir.join("resumed")).unwrap();
+    assert_eq!(std::fs::read(resumed).unwrap(), whole);
 }
