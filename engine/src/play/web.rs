@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 use std::hash::{BuildHasher, Hasher};
-use std::net::TcpListener;
+use std::net::{IpAddr, TcpListener};
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
@@ -287,6 +287,16 @@ fn parse_request(method: Method, url: &str, body: &[u8]) -> Result<Api, ApiError
     }
 }
 
+/// The name or address a `Host` header gives, without its port: `[::1]:8080` gives `::1`.
+fn host_name(host: &str) -> &str {
+    match host.strip_prefix('[') {
+        Some(bracketed) => bracketed
+            .split_once(']')
+            .map_or(host, |(address, _)| address),
+        None => host.rsplit_once(':').map_or(host, |(name, _)| name),
+    }
+}
+
 /// Refuses what only another site's page would send. A page elsewhere may make the browser
 /// request this server: its `Origin` then names another host, or (DNS rebinding) its `Host`
 /// names a domain although the server listens on loopback; and a cross-site form may POST without
@@ -294,9 +304,12 @@ fn parse_request(method: Method, url: &str, body: &[u8]) -> Result<Api, ApiError
 fn check_headers(request: &Request, loopback: bool) -> Result<(), ApiError> {
     let refused = || ApiError::status(403, "requests from other sites are refused");
     let host = request.header("Host").unwrap_or("");
+    // A rebinding page can choose the name its `Host` gives, never a loopback address.
     if loopback {
-        let name = host.rsplit_once(':').map_or(host, |(name, _)| name);
-        if !matches!(name, "localhost" | "127.0.0.1" | "[::1]") {
+        let name = host_name(host);
+        let loopback_name =
+            name == "localhost" || name.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback());
+        if !loopback_name {
             return Err(refused());
         }
     }
@@ -544,6 +557,8 @@ impl Games {
                     return Err(ApiError::status(409, "no move of yours to take back"));
                 }
                 while game.undo().is_some() && game.side_to_move() != human {}
+                // The line shown was searched in a position no longer on the board.
+                state.info = None;
                 think(&mut engine, &mut state, &session.state);
                 Ok(Reply::Json(view(&id, &state)))
             }
@@ -840,10 +855,27 @@ mod tests {
             check_headers(&request, loopback).map_err(|e| e.status)
         };
         assert_eq!(check(Method::Get, &[("Host", local)], true), Ok(()));
-        assert_eq!(
-            check(Method::Get, &[("Host", "localhost:8080")], true),
-            Ok(())
-        );
+        // Any loopback address, with or without its port.
+        for loopback_host in [
+            "localhost:8080",
+            "127.0.1.1:8080",
+            "[::1]:8080",
+            "[::1]",
+            "localhost",
+        ] {
+            assert_eq!(
+                check(Method::Get, &[("Host", loopback_host)], true),
+                Ok(()),
+                "{loopback_host}"
+            );
+        }
+        for other_host in ["[::2]:8080", "192.168.1.2:8080", "evil.example", "[::1", ""] {
+            assert_eq!(
+                check(Method::Get, &[("Host", other_host)], true),
+                Err(403),
+                "{other_host}"
+            );
+        }
         let same_origin = [("Host", local), ("Origin", "http://127.0.0.1:8080"), json];
         assert_eq!(check(Method::Post, &same_origin, true), Ok(()));
         // Another site's page, a rebound domain, a form post.
@@ -994,9 +1026,18 @@ mod tests {
         );
         let session = games.session(&newcomer).unwrap();
         lock(&session.engine).wait();
+        {
+            let state = lock(&session.state);
+            assert!(!state.thinking);
+            assert_eq!(state.game.moves().len(), 2);
+            assert_eq!(state.game.moves()[0].san, "e4");
+            assert!(state.info.is_some(), "the reply's search reported nothing");
+        }
+
+        // A takeback returns both moves and the line searched for the position left behind.
+        assert!(games.handle(Api::Undo(newcomer.clone())).is_ok());
         let state = lock(&session.state);
-        assert!(!state.thinking);
-        assert_eq!(state.game.moves().len(), 2);
-        assert_eq!(state.game.moves()[0].san, "e4");
+        assert!(state.game.moves().is_empty());
+        assert_eq!(state.info, None);
     }
 }

@@ -6,6 +6,7 @@ const $ = (id) => document.getElementById(id);
 let state = null;
 let orientation = 'white';
 let poll = null;
+let pollFailed = false;
 
 const cg = Chessground($('board'), {
   movable: { free: false, showDests: true, events: { after: onMove } },
@@ -29,7 +30,11 @@ async function api(method, path, body) {
   } catch {
     data = { error: `the server answered ${response.status}` };
   }
-  if (!response.ok) throw new Error(data.error || `the server answered ${response.status}`);
+  if (!response.ok) {
+    const error = new Error(data.error || `the server answered ${response.status}`);
+    error.status = response.status;
+    throw error;
+  }
   return data;
 }
 
@@ -103,8 +108,17 @@ function renderMoves(s) {
 async function refresh() {
   try {
     render(await api('GET', `/api/state?session=${state.session}`));
+    if (pollFailed) showError('');
+    pollFailed = false;
   } catch (e) {
     showError(e.message);
+    // A poll the server turned away (busy, a dropped connection) is tried again while the
+    // engine thinks, else the page would wait for its move for ever; an ended game (404) is not.
+    pollFailed = true;
+    if (state.thinking && e.status !== 404) {
+      clearTimeout(poll);
+      poll = setTimeout(refresh, 1000);
+    }
   }
 }
 
