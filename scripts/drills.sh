@@ -22,6 +22,9 @@
 #   GAMES [8000] drill games per step       NODES [2500] soft nodes a move in the drills
 #   EPOCHS [6]  LR [0.00003]  LR_END [0.000001] (cosine)  WDL [0.3]  the fine-tune
 #   CONFIG [none]  a trainer settings file for what has no flag (e.g. `[filter]` settings)
+#   TRAIN_BUCKETS [none: the whole net]  train only these output buckets (`--train-buckets`):
+#   the drilled ending's, so that no other position's evaluation changes; ORDINARY then anchors
+#   with its positions of those buckets only
 #   BOOK [scripts/books/kbnvk-won.epd]  MEASURE_NODES [20000]  MEASURE_GAMES [150]  the measurement,
 #   one thread, seed 780, so every net plays the same starts
 #   BIN [target/release, built]  the folder of the datagen and trainer binaries to run
@@ -97,7 +100,8 @@ for k in $(seq 1 "$steps"); do
       viri=()
       for g in $(seq 0 $prev); do viri+=(--viri "$DATA/games-$g"); done
       log "fine-tuning net 0 on drills 0..$prev, anchored by $ORDINARY"
-      "$trainer" train ${CONFIG:+--config "$CONFIG"} --init "$DATA/net-0.nnue" "${viri[@]}" \
+      "$trainer" train ${CONFIG:+--config "$CONFIG"} \
+        ${TRAIN_BUCKETS:+--train-buckets "$TRAIN_BUCKETS"} --init "$DATA/net-0.nnue" "${viri[@]}" \
         --anchor "$ORDINARY" --out-dir "$run" --net-id drill-$k --threads "$THREADS" \
         --epochs "${EPOCHS:-6}" --batches-per-superbatch 25 --save-rate 10 --lr-schedule cosine \
         --lr "${LR:-0.00003}" --lr-end "${LR_END:-0.000001}" --wdl "${WDL:-0.3}" --seed "$k" \

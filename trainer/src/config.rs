@@ -7,8 +7,10 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 use viriformat::dataformat::Filter;
 
-use patina::nnue::MAX_BUCKETS;
+use bulletformat::ChessBoard;
+use patina::nnue::{output_bucket, MAX_BUCKETS};
 
+use crate::compare::pieces_of;
 use crate::error::{Result, TrainerError};
 use crate::precision::Precision;
 use crate::schedule::{LrSchedule, WdlSchedule};
@@ -35,6 +37,11 @@ pub struct Config {
     /// judgement there while the other data teach it something new. They come last, so the
     /// held-out positions are theirs and the validation loss shows how far the net strays.
     pub anchor: Vec<PathBuf>,
+    /// The output buckets whose layer alone learns (empty: the whole net). The feature weights
+    /// and the other buckets stay exactly as the `init` net has them, so a fine-tune for an
+    /// ending changes no evaluation of a position another bucket scores; positions of other
+    /// buckets would teach nothing and are left out of the data.
+    pub train_buckets: Vec<usize>,
     /// Hidden width N (one of `WIDTHS`); by default the width of the engine's embedded net, so
     /// a generation keeps its parent's width unless told to grow.
     pub hidden: usize,
@@ -73,6 +80,7 @@ impl Default for Config {
             out_dir: "checkpoints".into(),
             init: None,
             anchor: Vec::new(),
+            train_buckets: Vec::new(),
             hidden: patina::nnue::HIDDEN,
             buckets: patina::nnue::Network::embedded().buckets(),
             precision: Precision::default(),
@@ -171,6 +179,26 @@ impl Config {
                  positions and that the fine-tune starts from",
             );
         }
+        if !self.train_buckets.is_empty() {
+            if self.init.is_none() {
+                return fail(
+                    "--train-buckets needs --init (init in a config file): the net whose other \
+                     weights stay as they are",
+                );
+            }
+            if let Some(bucket) = self.train_buckets.iter().find(|&&b| b >= self.buckets) {
+                return Err(TrainerError::Config(format!(
+                    "--train-buckets {bucket}: the net's output buckets are 0 to {}",
+                    self.buckets - 1
+                )));
+            }
+            let mut sorted = self.train_buckets.clone();
+            sorted.sort_unstable();
+            sorted.dedup();
+            if sorted.len() != self.train_buckets.len() {
+                return fail("--train-buckets names a bucket twice");
+            }
+        }
         if self.epochs.is_some_and(|e| !(e > 0.0 && e <= 10_000.0)) {
             return fail("epochs must be a number above 0 and at most 10000");
         }
@@ -218,6 +246,12 @@ impl Config {
 }
 
 impl Config {
+    /// Whether the run learns from `board`: a position of a bucket it trains.
+    pub fn trains_on(&self, board: &ChessBoard) -> bool {
+        let bucket = output_bucket(board.occ.count_ones() as usize, self.buckets);
+        self.train_buckets.is_empty() || self.train_buckets.contains(&bucket)
+    }
+
     /// The run for `training` positions: with `epochs` set, as many superbatches as that many
     /// passes take (at least one), and a cosine schedule ending with them.
     pub fn sized_to(&self, training: u64) -> Self {
@@ -281,6 +315,20 @@ impl fmt::Display for Config {
         }
         for path in &self.anchor {
             writeln!(f, "anchor            {}", path.display())?;
+        }
+        if !self.train_buckets.is_empty() {
+            let buckets: Vec<String> = (self.train_buckets.iter())
+                .map(|&b| {
+                    pieces_of(b, self.buckets).map_or(b.to_string(), |(low, high)| {
+                        format!("{b} ({low}–{high} pieces)")
+                    })
+                })
+                .collect();
+            writeln!(
+                f,
+                "training only     output bucket {}; all else frozen",
+                buckets.join(", ")
+            )?;
         }
         writeln!(f, "output            {}", self.out_dir.display())?;
         writeln!(f, "precision         {}", self.precision)?;

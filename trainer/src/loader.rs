@@ -88,6 +88,17 @@ impl Dataset {
         }
     }
 
+    /// Only the positions `keep` passes, copied into memory in their order. Taken before any
+    /// anchors are added: the result has none.
+    pub fn retain(self, keep: impl Fn(&ChessBoard) -> bool + Sync) -> Self {
+        let boards = (0..self.len())
+            .into_par_iter()
+            .map(|index| self.get(index))
+            .filter(|board| keep(board))
+            .collect();
+        Self::from_boards(boards)
+    }
+
     /// Adds anchor positions, scored by the net a fine-tune starts from, after the others
     /// (and after any anchors added before).
     pub fn with_anchors(mut self, boards: Vec<ChessBoard>) -> Self {

@@ -125,6 +125,10 @@ struct TrainArgs {
     /// itself: keeps the fine-tune close to that net there (held out for the validation loss).
     #[arg(long)]
     anchor: Vec<PathBuf>,
+    /// Train only these output buckets' layer (comma-separated), all else frozen as the --init
+    /// net has it: a fine-tune that changes no evaluation in any other bucket.
+    #[arg(long, value_delimiter = ',')]
+    train_buckets: Vec<usize>,
     #[arg(long)]
     net_id: Option<String>,
     /// Hidden width N: 128, 256, 512 or 1024 (default: the engine's, i.e. its embedded net's).
@@ -194,6 +198,7 @@ impl TrainArgs {
             || !self.data.is_empty()
             || !self.viri.is_empty()
             || !self.anchor.is_empty()
+            || !self.train_buckets.is_empty()
             || self.net_id.is_some()
             || self.init.is_some()
             || self.hidden.is_some()
@@ -221,6 +226,9 @@ impl TrainArgs {
         config.data.extend(self.data.iter().cloned());
         config.viri.extend(self.viri.iter().cloned());
         config.anchor.extend(self.anchor.iter().cloned());
+        if !self.train_buckets.is_empty() {
+            config.train_buckets.clone_from(&self.train_buckets);
+        }
         macro_rules! set {
             ($($field:ident),*) => {$(if let Some(v) = self.$field.clone() { config.$field = v; })*};
         }

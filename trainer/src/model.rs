@@ -10,6 +10,8 @@
 //! The loops are written for auto-vectorisation: `N` is a compile-time constant, rows are
 //! contiguous, and sums run over fixed blocks of lanes so they stay in registers.
 
+use std::ops::Range;
+
 use rand_xoshiro::{
     rand_core::{RngCore, SeedableRng},
     Xoshiro256PlusPlus,
@@ -47,6 +49,13 @@ impl<const N: usize> Model<N> {
     /// Index of the first output bias: after B rows of 2N output weights.
     pub const fn output_bias(buckets: usize) -> usize {
         Self::OUTPUT_WEIGHTS + 2 * N * buckets
+    }
+
+    /// The parameters of `bucket`'s output layer: its 2N weights, then its bias.
+    pub fn output_layer_of(bucket: usize, buckets: usize) -> [Range<usize>; 2] {
+        let weights = Self::OUTPUT_WEIGHTS + 2 * N * bucket;
+        let bias = Self::output_bias(buckets) + bucket;
+        [weights..weights + 2 * N, bias..bias + 1]
     }
 
     /// Number of parameters.

@@ -84,6 +84,14 @@ fn run_at<const N: usize, P: RowFormat>(config: &Config, start: Start) -> Result
         .map(|path| read_init::<N>(path, config.buckets))
         .transpose()?;
     let mut data = Dataset::open(&config.data, &config.viri, &config.filter)?;
+    if !config.train_buckets.is_empty() {
+        data = data.retain(|board| config.trains_on(board));
+        if data.is_empty() {
+            return Err(TrainerError::NoPositions(
+                "the data hold no positions of the buckets --train-buckets trains".into(),
+            ));
+        }
+    }
     let (mut anchors, mut anchors_digest) = (0, 0);
     if let Some(net) = init.as_ref().filter(|_| !config.anchor.is_empty()) {
         let boards = scored_anchors(net, config)?;
@@ -120,6 +128,9 @@ fn run_at<const N: usize, P: RowFormat>(config: &Config, start: Start) -> Result
         _ => Model::random(config.seed, config.buckets),
     };
     let mut trainer = Trainer::<N, P>::new(model, &data, split, config.batch_size, config.threads)?;
+    if !config.train_buckets.is_empty() {
+        trainer.train_only_buckets(&config.train_buckets);
+    }
     let mut history = Vec::new();
     let resumed = start.resume.is_some();
     if let Some(checkpoint) = start.resume {
@@ -216,9 +227,10 @@ fn run_at<const N: usize, P: RowFormat>(config: &Config, start: Start) -> Result
 /// The anchor games' positions, each scored by `net` (on `config.threads` threads).
 fn scored_anchors<const N: usize>(net: &Model<N>, config: &Config) -> Result<Vec<ChessBoard>> {
     let mut boards = read_all_viriformat(&config.anchor, &config.filter)?;
+    boards.retain(|board| config.trains_on(board));
     if boards.is_empty() {
         return Err(TrainerError::NoPositions(
-            "the anchor games hold no positions (after filtering)".into(),
+            "the anchor games hold no positions (after filtering; of the buckets trained)".into(),
         ));
     }
     let pool = rayon::ThreadPoolBuilder::new()

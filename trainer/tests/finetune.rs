@@ -300,3 +300,60 @@ fn a_fine_tune_without_anchors_resumes_without_its_init_net() {
     let resumed = resume_into(&dir.join("whole/tuned-1.ckpt"), &dir.join("resumed")).unwrap();
     assert_eq!(std::fs::read(resumed).unwrap(), whole);
 }
+
+#[test]
+fn training_only_a_bucket_leaves_every_other_weight_as_it_was() {
+    let dir = temp_dir("train-buckets");
+    let (config, base) = base_net(&dir);
+    let tuned = Config {
+        net_id: "tuned".into(),
+        init: Some(base.clone()),
+        train_buckets: vec![7],
+        out_dir: dir.join("bucket-7"),
+        superbatches: 2,
+        save_rate: 1,
+        seed: 5,
+        lr: LrSchedule::Constant { value: 1e-3 },
+        ..config.clone()
+    };
+    let net = run(&tuned, QUIET).unwrap();
+    let (before, after) = (
+        read_net::<128>(&base, 8).unwrap(),
+        read_net::<128>(&net, 8).unwrap(),
+    );
+    // Bucket 7 (30 to 32 pieces) learnt; not one other weight moved, in the feature layer or in
+    // any other bucket, as the whole run's learning rate would move them.
+    let [weights, bias] = Model::<128>::output_layer_of(7, 8);
+    let trained = |i: &usize| weights.contains(i) || bias.contains(i);
+    let changed: Vec<usize> = (0..before.params.len())
+        .filter(|&i| before.params[i] != after.params[i])
+        .collect();
+    assert!(changed.iter().all(trained), "{} moved", changed[0]);
+    assert!(changed.iter().filter(|i| weights.contains(i)).count() > 100);
+
+    // A resume keeps the bucket to itself (and the data to its positions).
+    let resumed = resume_into(&dir.join("bucket-7/tuned-1.ckpt"), &dir.join("resumed")).unwrap();
+    assert_eq!(
+        std::fs::read(resumed).unwrap(),
+        std::fs::read(&net).unwrap()
+    );
+
+    // Refused: bucket 0, since the synthetic games never get down to its 2 to 5 pieces; a
+    // bucket the net does not have; a bucket named twice; no net to start from.
+    let cases = [
+        (vec![0], Some(&base), "no positions of the buckets"),
+        (vec![8], Some(&base), "0 to 7"),
+        (vec![7, 7], Some(&base), "twice"),
+        (vec![7], None, "--init"),
+    ];
+    for (n, (train_buckets, init, reason)) in cases.into_iter().enumerate() {
+        let config = Config {
+            train_buckets,
+            init: init.cloned(),
+            out_dir: dir.join(format!("refused-{n}")),
+            ..tuned.clone()
+        };
+        let error = run(&config, QUIET).expect_err(reason).to_string();
+        assert!(error.contains(reason), "{error}");
+    }
+}
