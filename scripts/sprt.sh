@@ -4,7 +4,7 @@
 #   scripts/sprt.sh NEW_BINARY BASE_BINARY [ELO0 ELO1]
 #
 # Defaults: elo0=0 elo1=5 (a gain); use "-5 0" for a simplification. Environment:
-#   TC (8+0.08), HASH (16), THREADS (1), CONCURRENCY (2), BOOK (8moves_v3.pgn),
+#   TC (8+0.08; `nodes=N` plays N nodes a move instead of a clock), HASH (16), THREADS (1), CONCURRENCY (2), BOOK (8moves_v3.pgn),
 #   MAX_ROUNDS (20000 game pairs), NEW_OPTIONS / BASE_OPTIONS (extra "option.X=Y" words),
 #   OUT (directory for the log and PGN, default ./sprt-<time>), FIXED=1 (no SPRT: exactly
 #   MAX_ROUNDS pairs, e.g. to count time losses over a set number of games), ADJUDICATE
@@ -28,6 +28,9 @@ sprt=(-sprt elo0="$elo0" elo1="$elo1" alpha=0.05 beta=0.05)
 [ "${FIXED:-0}" = 1 ] && sprt=()
 read -r -a adjudicate <<< "${ADJUDICATE:-}"
 srand=(); [ -n "${SRAND:-}" ] && srand=(-srand "$SRAND")
+# A fixed node count makes single-threaded engines deterministic: two builds that evaluate alike
+# play a game pair identically until their evaluations part.
+limit="tc=${TC:-8+0.08}"; [[ ${TC:-} == nodes=* ]] && limit=$TC
 
 # The exit code of fastchess, not of the pipeline's last command.
 set +e
@@ -35,7 +38,7 @@ set +e
 "$FASTCHESS" \
   -engine cmd="$new" name=new ${NEW_OPTIONS:-} \
   -engine cmd="$base" name=base ${BASE_OPTIONS:-} \
-  -each tc="${TC:-8+0.08}" option.Hash="${HASH:-16}" option.Threads="${THREADS:-1}" \
+  -each "$limit" option.Hash="${HASH:-16}" option.Threads="${THREADS:-1}" \
   -openings file="$book" format=$format order=random "${srand[@]}" \
   "${sprt[@]}" "${adjudicate[@]}" \
   -rounds "${MAX_ROUNDS:-20000}" -games 2 -repeat -concurrency "${CONCURRENCY:-2}" -recover \

@@ -137,6 +137,15 @@ class Chunks(unittest.TestCase):
         self.assertIn("srand 7", self.ledger.read_text().splitlines()[0])
         self.assertEqual(self.run_chunks(games=6, SRAND="8").returncode, 2, "the seed is part of the identity")
 
+    def test_a_node_count_replaces_the_clock(self):
+        args = self.dir / "args"
+        self.assertEqual(self.run_chunks(games=2, TC="nodes=5000", FASTCHESS_ARGS=str(args)).returncode, 0)
+        call = json.loads(args.read_text().splitlines()[0])
+        each = call[call.index("-each") + 1:]
+        self.assertEqual(each[0], "nodes=5000")
+        self.assertFalse(any(word.startswith("tc=") for word in call))
+        self.assertIn("tc nodes=5000", self.ledger.read_text().splitlines()[0])
+
     def test_a_folder_serves_one_ledger(self):
         self.assertEqual(self.run_chunks(games=2).returncode, 0)
         self.assertEqual((self.dir / "data" / "ledger").read_text().strip(), str(self.ledger.resolve()))
