@@ -13,7 +13,8 @@
 # --anchor`): scored by net 0 itself, they hold each step to net 0's judgement away from the
 # drilled ending, and as the held-out set their validation loss shows how far a step strays
 # from it. The table at the end lists every step: the drill games' results, the mates from won
-# starts (W + L: the lone king never wins) and the validation loss.
+# starts (W + L: the lone king never wins) and the validation loss. Every net plays alone
+# (`--endgame-net none`): the embedded endgame net would otherwise play the drilled ending.
 # Resumable: run the same command again; a step whose net or measurement is there is not redone.
 #
 # Usage: ORDINARY=DIR scripts/drills.sh START_NET STEPS
@@ -73,7 +74,7 @@ measure() {
   local k=$1 out=$DATA/measure-$1
   [ -f "$out.txt" ] && return
   log "measuring net $k: $MEASURE_GAMES games from $BOOK at $MEASURE_NODES nodes"
-  "$datagen" play --out "$out" --net "$DATA/net-$k.nnue" --book "$BOOK" --random-plies 0 \
+  "$datagen" play --out "$out" --net "$DATA/net-$k.nnue" --endgame-net none --book "$BOOK" --random-plies 0 \
     --max-opening-score 32000 --win-score 30000 --nodes "$MEASURE_NODES" \
     --games "$MEASURE_GAMES" --threads 1 --seed 780 2> "$out.log"
   "$datagen" stats "$out"/*.vf | sed -n 2p > "$out.tmp" && mv "$out.tmp" "$out.txt"
@@ -85,7 +86,7 @@ for k in $(seq 1 "$steps"); do
     prev=$((k - 1)) drills=$DATA/games-$((k - 1))
     if [ "$(games_in "$drills")" -lt "$GAMES" ]; then
       log "net $prev plays $GAMES $MATERIAL drills"
-      "$datagen" play --out "$drills" --net "$DATA/net-$prev.nnue" --games "$GAMES" \
+      "$datagen" play --out "$drills" --net "$DATA/net-$prev.nnue" --endgame-net none --games "$GAMES" \
         --threads "$THREADS" --material "$MATERIAL" --win-score 30000 --nodes "$NODES" \
         --seed $((2101 + 100 * prev)) 2> "$drills.log"
     fi

@@ -16,7 +16,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Play self-play games into viriformat files (resumable).
-    Play(play::PlayArgs),
+    Play(Box<play::PlayArgs>),
     /// Turn game files into bulletformat training records.
     Splat(splat::SplatArgs),
     /// Count games, positions, results and scores in game files.

@@ -15,7 +15,9 @@ use std::time::Duration;
 use clap::builder::TypedValueParser;
 use clap::{Args, Parser};
 use patina::material::Material;
-use patina::nnue::{Network, NetworkError, EMBEDDED_NET_NAME};
+use patina::nnue::{
+    embedded_endgame_net_name, Network, NetworkError, Networks, EMBEDDED_NET_NAME, ENDGAME_PIECES,
+};
 use patina::openings::{Book, BookError, OpeningSource, Start, MAX_OPENING_SCORE};
 use patina::score::{self, Score};
 use patina::{Engine, Tablebases, MAX_HASH_MB};
@@ -44,6 +46,10 @@ pub struct PlayArgs {
     /// Net file (bullet layout); the embedded net by default.
     #[arg(long)]
     pub net: Option<PathBuf>,
+    /// Endgame net, which evaluates positions of 5 pieces or fewer: a net file, or `none` to
+    /// leave them to --net; the embedded endgame net by default.
+    #[arg(long)]
+    pub endgame_net: Option<PathBuf>,
     /// Soft node limit per move: the search finishes the iteration that passes it.
     /// 2500 by default: at equal CPU time its games made a stronger net than games at 5000
     /// (docs/datagen.md).
@@ -278,7 +284,7 @@ impl Worker {
 fn open_output(
     args: &PlayArgs,
     threads: usize,
-    network: &Network,
+    networks: &Networks,
 ) -> Result<(Counts, Vec<Worker>), PlayError> {
     let mut files = existing_threads(&args.out)?;
     files.extend(0..threads);
@@ -299,7 +305,7 @@ fn open_output(
         before.games += existing.games;
         before.positions += existing.positions;
         if thread < threads {
-            let mut engine = Engine::new(Box::new(network.clone()));
+            let mut engine = Engine::new(networks.clone());
             engine
                 .set_hash(args.hash)
                 .map_err(|_| PlayError::Hash(args.hash))?;
@@ -319,7 +325,7 @@ fn open_output(
 /// together.
 fn recipe(
     args: &PlayArgs,
-    network: &Network,
+    networks: &Networks,
     openings: &OpeningSource,
     soft: u64,
     hard: u64,
@@ -332,13 +338,26 @@ fn recipe(
     };
     // Named as its file is, and known by its bytes: the embedded net and the same file given
     // by --net are one recipe, and two nets of one name are two.
+    let described = |name: String, net: &Network| {
+        let digest = Sha256::digest(net.to_bytes());
+        let hex: String = digest[..6].iter().map(|b| format!("{b:02x}")).collect();
+        format!("{name} sha256 {hex}")
+    };
     let name = args
         .net
         .as_deref()
         .map_or_else(|| EMBEDDED_NET_NAME.to_owned(), file_name);
-    let digest = Sha256::digest(network.to_bytes());
-    let hex: String = digest[..6].iter().map(|b| format!("{b:02x}")).collect();
-    let net = format!("{name} sha256 {hex}");
+    let mut net = described(name, &networks.main);
+    if let Some(endgame) = &networks.endgame {
+        let name = args.endgame_net.as_deref().map_or_else(
+            || embedded_endgame_net_name().unwrap_or_default().to_owned(),
+            file_name,
+        );
+        net += &format!(
+            ", up to {ENDGAME_PIECES} pieces {}",
+            described(name, endgame)
+        );
+    }
     let start = match openings.start {
         Start::StartPosition => "start position".into(),
         Start::Dfrc => "double Fischer random".into(),
@@ -401,12 +420,19 @@ pub fn run(args: &PlayArgs) -> Result<PlaySummary, PlayError> {
     if single_opening {
         return Err(PlayError::OneOpening);
     }
-    let network = match &args.net {
-        Some(path) => Network::load(path).map_err(|source| PlayError::Net {
-            path: path.clone(),
-            source,
-        })?,
-        None => Network::embedded(),
+    let net_error = |path: &Path| {
+        let path = path.to_owned();
+        move |source| PlayError::Net { path, source }
+    };
+    let networks = Networks {
+        main: match &args.net {
+            Some(path) => Network::load(path).map_err(net_error(path))?,
+            None => Network::embedded(),
+        },
+        endgame: match &args.endgame_net {
+            Some(path) => Networks::endgame_from(path).map_err(net_error(path))?,
+            None => Networks::embedded_endgame(),
+        },
     };
     let book = args.book.as_deref().map(Book::load).transpose()?;
     let tablebases = args
@@ -443,7 +469,7 @@ pub fn run(args: &PlayArgs) -> Result<PlaySummary, PlayError> {
         source,
     })?;
     let _lock = lock_output(&args.out)?;
-    let (before, workers) = open_output(args, args.threads, &network)?;
+    let (before, workers) = open_output(args, args.threads, &networks)?;
     let start = match (&book, args.dfrc) {
         (Some(book), _) => Start::Book(book),
         (None, true) => Start::Dfrc,
@@ -451,7 +477,7 @@ pub fn run(args: &PlayArgs) -> Result<PlaySummary, PlayError> {
         (None, false) => Start::StartPosition,
     };
     let openings = OpeningSource::new(start, args.random_plies.clone());
-    let recipe = recipe(args, &network, &openings, soft_nodes, hard_nodes);
+    let recipe = recipe(args, &networks, &openings, soft_nodes, hard_nodes);
     if recipe
         .claim(&args.out, before.games)
         .map_err(PlayError::Recipe)?

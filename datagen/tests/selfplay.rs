@@ -15,7 +15,7 @@ use datagen::recipe::Recipe;
 use datagen::spent::Spent;
 use datagen::validate::{self, Ending};
 use datagen::writer::GameWriter;
-use patina::nnue::EMBEDDED_NET_NAME;
+use patina::nnue::{EMBEDDED_NET_NAME, ENDGAME_PIECES};
 use patina::Network;
 use sha2::{Digest, Sha256};
 
@@ -189,6 +189,8 @@ fn a_directory_refuses_games_of_another_recipe() {
         "13",
         "--net",
         net.to_str().unwrap(),
+        "--endgame-net",
+        "none",
     ];
     let refused = datagen_play::run(&PlayArgs::parse_from(
         ["play", "--out", out, "--nodes", "300"]
@@ -204,9 +206,22 @@ fn a_directory_refuses_games_of_another_recipe() {
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect();
+    let described = format!("{EMBEDDED_NET_NAME} sha256 {digest}");
     assert_eq!(
         Recipe::read(&fresh).unwrap().unwrap().get("net"),
-        Some(format!("{EMBEDDED_NET_NAME} sha256 {digest}").as_str())
+        Some(described.as_str())
+    );
+
+    // The endgame net is part of the recipe, known by its bytes too.
+    let with_endgame = scratch_dir("selfplay-recipe-endgame");
+    let net = net.to_str().unwrap();
+    play(
+        &with_endgame,
+        &["--games", "2", "--net", net, "--endgame-net", net],
+    );
+    assert_eq!(
+        Recipe::read(&with_endgame).unwrap().unwrap().get("net"),
+        Some(format!("{described}, up to {ENDGAME_PIECES} pieces {described}").as_str())
     );
 }
 

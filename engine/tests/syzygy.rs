@@ -473,24 +473,41 @@ const BISHOP_AND_KNIGHT_WINS: [&str; 4] = [
     "7k/8/8/8/8/8/8/1NB1K3 w - - 0 1",
 ];
 
-#[test]
-fn tables_convert_won_endgames_within_fifty_moves() {
-    for fen in QUEEN_AND_ROOK_WINS.iter().chain(&BISHOP_AND_KNIGHT_WINS) {
-        let mut engine = engine_with_tables(TABLES);
-        let (outcome, clock) = play_out(&mut engine, fen, 2_000);
+/// Plays each start out at `nodes` a move with a fresh engine from `engine` and asserts a mate.
+fn assert_mates_from(starts: &[&str], nodes: u64, engine: impl Fn() -> Engine) {
+    for fen in starts {
+        let (outcome, clock) = play_out(&mut engine(), fen, nodes);
         assert_eq!(outcome, Outcome::Checkmate, "{fen} after {clock} plies");
     }
 }
 
-/// Without tables KBNvK is not here: the gen10 net values a cornered king (`eval` +20 cp with
-/// it central) but hardly tells the mating corners from the others (+153 and +165 against +140
-/// and +137), and the search alone mated within fifty moves in 5 of 20 play-outs from
-/// `BISHOP_AND_KNIGHT_WINS` at 10 000 to 250 000 nodes a move (2 of 4 at 250 000).
+#[test]
+fn tables_convert_won_endgames_within_fifty_moves() {
+    let starts: Vec<&str> = QUEEN_AND_ROOK_WINS
+        .iter()
+        .chain(&BISHOP_AND_KNIGHT_WINS)
+        .copied()
+        .collect();
+    assert_mates_from(&starts, 2_000, || engine_with_tables(TABLES));
+}
+
 #[test]
 fn the_search_alone_converts_queen_and_rook_wins() {
-    for fen in QUEEN_AND_ROOK_WINS {
+    assert_mates_from(&QUEEN_AND_ROOK_WINS, 20_000, Engine::default);
+}
+
+/// Without tables KBNvK needs a net that knows the mating corners: the endgame net of KBNvK
+/// drills (nets/README, "Endgame net") mates from all four starts at 100 000 nodes a move (after
+/// 49, 78, 79 and 51 plies). Gen10 alone, which hardly tells the mating corners from the others
+/// (`eval` +153 and +165 against +140 and +137), mated within fifty moves in 5 of 20 play-outs
+/// from these starts at 10 000 to 250 000 nodes and failed the second at 100 000.
+#[test]
+fn the_search_with_the_endgame_net_converts_bishop_and_knight_wins() {
+    let net =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../nets/gen10-kbn13a-512-ob8-1cb573b3.nnue");
+    assert_mates_from(&BISHOP_AND_KNIGHT_WINS, 100_000, || {
         let mut engine = Engine::default();
-        let (outcome, clock) = play_out(&mut engine, fen, 20_000);
-        assert_eq!(outcome, Outcome::Checkmate, "{fen} after {clock} plies");
-    }
+        engine.set_endgame_network(&net).unwrap();
+        engine
+    });
 }
