@@ -11,7 +11,7 @@ use command::{Command, GoCommand, ParseError};
 
 use crate::board::attacks::SLIDERS;
 use crate::engine::{Engine, DEFAULT_HASH_MB, MAX_HASH_MB, MAX_THREADS};
-use crate::nnue::ENDGAME_PIECES;
+use crate::nnue::NetForPieces;
 use crate::search::{Reporter, ScoreBound, SearchInfo, SearchResult};
 use crate::time::DEFAULT_MOVE_OVERHEAD;
 use crate::tools::{bench, genfens, nnbench, perft};
@@ -195,7 +195,8 @@ impl Uci {
                     -eval
                 };
                 let pieces = self.engine.board().occupied().count() as usize;
-                let endgame = self.engine.networks().endgame.is_some() && pieces <= ENDGAME_PIECES;
+                let networks = self.engine.networks();
+                let endgame = !std::ptr::eq(networks.for_pieces(pieces), &*networks.main);
                 println!(
                     "NNUE evaluation: {} cp (side to move), {} cp (White){}",
                     wdl::to_cp(eval),
