@@ -10,8 +10,11 @@
 #
 # Environment: GAMES (2000 in all), CHUNK (50 games, even), DATA (the chunks' PGNs and logs,
 # ~/patina-data/chunks/<ledger name>; DATA/ledger names the ledger it belongs to, and another
-# ledger's folder is refused while that ledger exists), SRAND (chunk N seeds its opening order with SRAND+N), and what
-# scripts/sprt.sh reads (TC, HASH, BOOK, ...).
+# ledger's folder is refused while that ledger exists), SRAND (chunk N seeds its opening order with SRAND+N),
+# ORDER=sequential (the book's openings in file order, each once: chunk N goes on where chunk N-1
+# ended, and the match stops, exit code 3, when the book has too few left for a chunk; for
+# fixed-node matches, which would replay a pair exactly), and what scripts/sprt.sh reads (TC,
+# HASH, BOOK, ...).
 # SPRT="ELO0 ELO1" makes it an SPRT that survives stops and restarts: after every chunk the pooled pairs are
 # tested and a decision ends the match (exit code 0 for H1, 1 for H0, as sprt.sh); GAMES is then
 # the most it plays (exit code 3 if still undecided).
@@ -23,6 +26,7 @@
 # that cannot be pooled are refused (exit code 2), and so is a binary that changes between chunks.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
 mkdir -p "$(dirname "$1")"
 ledger=$(realpath "$1"); new=$(realpath "$2"); base=$(realpath "$3")
 games=${GAMES:-2000}; chunk=${CHUNK:-50}
@@ -55,6 +59,15 @@ if [ -n "${SRAND:-}" ] && ! [[ $SRAND =~ ^(0|[1-9][0-9]*)$ ]]; then
   echo "SRAND=\"$SRAND\": give a whole number" >&2
   exit 2
 fi
+case ${ORDER:-random} in
+  random) ;;
+  sequential)
+    book=${BOOK:-$(book_path 8moves_v3.pgn)}
+    if [[ $book == *.epd ]]; then openings=$(grep -c '[^[:space:]]' "$book" || true)
+    else openings=$(grep -c '^\[Event ' "$book" || true); fi
+    [ "$openings" -gt 0 ] || { echo "no openings in $book" >&2; exit 2; } ;;
+  *) echo "ORDER=\"$ORDER\": give random or sequential" >&2; exit 2 ;;
+esac
 identify() { sha256sum "$1" | cut -c1-12; }
 new_id=$(identify "$new"); base_id=$(identify "$base")
 identity="# new $new_id, base $base_id, tc ${TC:-8+0.08}, hash ${HASH:-16},"
@@ -62,6 +75,8 @@ identity+=" threads ${THREADS:-1}, book $(basename "${BOOK:-8moves_v3.pgn}"),"
 identity+=" options [${NEW_OPTIONS:-}] [${BASE_OPTIONS:-}], adjudication [${ADJUDICATE:-}]"
 # Bounds changed halfway would void the test; ledgers without an SPRT keep their old first line.
 [ -z "${SPRT:-}" ] || identity+=", sprt [$SPRT]"
+# The order too, when it is not random.
+[ "${ORDER:-random}" = random ] || identity+=", order $ORDER"
 # The seed too (chunk N plays with SRAND+N); ledgers without one keep their old first line.
 [ -z "${SRAND:-}" ] || identity+=", srand $SRAND"
 # A ledger begun before the seed was recorded goes on under the same SRAND.
@@ -102,12 +117,17 @@ while true; do
   hold || { echo "stopped at $played games ($data/stop)"; exit 3; }
   number=$(($(rows | wc -l) + 1))
   unchanged "before chunk $number"
+  start=$((played / 2 + 1))
+  if [ "${ORDER:-random}" = sequential ] && [ $((start + chunk / 2 - 1)) -gt "$openings" ]; then
+    echo "the book's $openings openings are used up: chunk $number would start at opening $start"
+    exit 3
+  fi
   out=$data/chunk-$number
   rm -rf "$out"
   echo "== chunk $number: games $((played + 1))-$((played + chunk))"
   status=0
   # Each chunk its own seed, so that the chunks play other openings.
-  SRAND=${SRAND:+$((SRAND + number))} FIXED=1 MAX_ROUNDS=$((chunk / 2)) OUT=$out \
+  SRAND=${SRAND:+$((SRAND + number))} START=$start FIXED=1 MAX_ROUNDS=$((chunk / 2)) OUT=$out \
     "$here/sprt.sh" "$new" "$base" || status=$?
   # A fixed-length run ends undecided (3); anything else but 0 is a failure.
   case $status in

@@ -9,7 +9,8 @@
 #   OUT (directory for the log and PGN, default ./sprt-<time>), FIXED=1 (no SPRT: exactly
 #   MAX_ROUNDS pairs, e.g. to count time losses over a set number of games), ADJUDICATE
 #   (fastchess flags that end decided games early; none by default), SRAND (the seed of the
-#   opening order; fastchess's own by default).
+#   opening order; fastchess's own by default), ORDER=sequential (the book's openings in file
+#   order from opening START, default 1, instead of a random order).
 # Prints the final result; exits 0 if H1 was accepted, 1 if H0, 3 if neither (rounds ran out),
 # 5 if fastchess failed or was stopped (an engine, the book or an option it could not load: no
 # verdict, whatever games it played), 2 if it is missing.
@@ -28,6 +29,11 @@ sprt=(-sprt elo0="$elo0" elo1="$elo1" alpha=0.05 beta=0.05)
 [ "${FIXED:-0}" = 1 ] && sprt=()
 read -r -a adjudicate <<< "${ADJUDICATE:-}"
 srand=(); [ -n "${SRAND:-}" ] && srand=(-srand "$SRAND")
+case ${ORDER:-random} in
+  random) order=(order=random) ;;
+  sequential) order=(order=sequential start="${START:-1}") ;;
+  *) echo "ORDER=\"$ORDER\": give random or sequential" >&2; exit 2 ;;
+esac
 # A fixed node count makes single-threaded engines deterministic: two builds that evaluate alike
 # play a game pair identically until their evaluations part.
 limit="tc=${TC:-8+0.08}"; [[ ${TC:-} == nodes=* ]] && limit=$TC
@@ -39,7 +45,7 @@ set +e
   -engine cmd="$new" name=new ${NEW_OPTIONS:-} \
   -engine cmd="$base" name=base ${BASE_OPTIONS:-} \
   -each "$limit" option.Hash="${HASH:-16}" option.Threads="${THREADS:-1}" \
-  -openings file="$book" format=$format order=random "${srand[@]}" \
+  -openings file="$book" format=$format "${order[@]}" "${srand[@]}" \
   "${sprt[@]}" "${adjudicate[@]}" \
   -rounds "${MAX_ROUNDS:-20000}" -games 2 -repeat -concurrency "${CONCURRENCY:-2}" -recover \
   -ratinginterval 50 -pgnout file="$out/games.pgn" 2>&1 | tee "$out/fastchess.log" | grep -E "^(Elo|LLR|Games|Ptnml|SPRT|Results)"

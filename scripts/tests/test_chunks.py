@@ -146,6 +146,28 @@ class Chunks(unittest.TestCase):
         self.assertFalse(any(word.startswith("tc=") for word in call))
         self.assertIn("tc nodes=5000", self.ledger.read_text().splitlines()[0])
 
+    def test_a_sequential_order_plays_each_opening_once(self):
+        args = self.dir / "args"
+        book = self.dir / "starts.epd"
+        book.write_text("8/8/8/8/8/8/k7/K7 w - -\n" * 7)
+        order = dict(ORDER="sequential", BOOK=str(book), FASTCHESS_ARGS=str(args))
+        self.assertEqual(self.run_chunks(games=4, **order).returncode, 0)
+        done = self.run_chunks(games=20, chunk=2, **order)
+        self.assertEqual(done.returncode, 3, "seven openings make seven pairs, then the book is used up")
+        self.assertIn("used up", done.stdout)
+        self.assertEqual(len(self.rows()), 7)
+        calls = [json.loads(line) for line in args.read_text().splitlines()]
+        openings = [call[call.index("-openings") + 1:call.index("-openings") + 5] for call in calls]
+        self.assertEqual([words[2:] for words in openings], [["order=sequential", f"start={n}"] for n in range(1, 8)])
+        self.assertIn("order sequential", self.ledger.read_text().splitlines()[0])
+        self.assertEqual(self.run_chunks(games=20, chunk=2).returncode, 2, "the order is part of the identity")
+
+    def test_an_unknown_order_is_refused(self):
+        done = self.run_chunks(ORDER="shuffled")
+        self.assertEqual(done.returncode, 2)
+        self.assertIn("random or sequential", done.stderr)
+        self.assertFalse(self.ledger.exists())
+
     def test_a_folder_serves_one_ledger(self):
         self.assertEqual(self.run_chunks(games=2).returncode, 0)
         self.assertEqual((self.dir / "data" / "ledger").read_text().strip(), str(self.ledger.resolve()))
