@@ -59,15 +59,13 @@ if [ -n "${SRAND:-}" ] && ! [[ $SRAND =~ ^(0|[1-9][0-9]*)$ ]]; then
   echo "SRAND=\"$SRAND\": give a whole number" >&2
   exit 2
 fi
-case ${ORDER:-random} in
-  random) ;;
-  sequential)
-    book=${BOOK:-$(book_path 8moves_v3.pgn)}
-    if [[ $book == *.epd ]]; then openings=$(grep -c '[^[:space:]]' "$book" || true)
-    else openings=$(grep -c '^\[Event ' "$book" || true); fi
-    [ "$openings" -gt 0 ] || { echo "no openings in $book" >&2; exit 2; } ;;
-  *) echo "ORDER=\"$ORDER\": give random or sequential" >&2; exit 2 ;;
-esac
+opening_order
+if [ "${ORDER:-random}" = sequential ]; then
+  book=${BOOK:-$(book_path 8moves_v3.pgn)}
+  if [[ $book == *.epd ]]; then openings=$(grep -c '[^[:space:]]' "$book" || true)
+  else openings=$(grep -c '^\[Event ' "$book" || true); fi
+  [ "$openings" -gt 0 ] || { echo "no openings in $book" >&2; exit 2; }
+fi
 identify() { sha256sum "$1" | cut -c1-12; }
 new_id=$(identify "$new"); base_id=$(identify "$base")
 identity="# new $new_id, base $base_id, tc ${TC:-8+0.08}, hash ${HASH:-16},"

@@ -21,3 +21,13 @@ book_path() {
   fi
   echo "$dir/$name"
 }
+
+# Sets `order` to fastchess's -openings words for ORDER: random (the default) or sequential
+# (the book in file order from opening START, default 1); refuses any other value.
+opening_order() {
+  case ${ORDER:-random} in
+    random) order=(order=random) ;;
+    sequential) order=(order=sequential start="${START:-1}") ;;
+    *) echo "ORDER=\"$ORDER\": give random or sequential" >&2; exit 2 ;;
+  esac
+}

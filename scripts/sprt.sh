@@ -29,11 +29,7 @@ sprt=(-sprt elo0="$elo0" elo1="$elo1" alpha=0.05 beta=0.05)
 [ "${FIXED:-0}" = 1 ] && sprt=()
 read -r -a adjudicate <<< "${ADJUDICATE:-}"
 srand=(); [ -n "${SRAND:-}" ] && srand=(-srand "$SRAND")
-case ${ORDER:-random} in
-  random) order=(order=random) ;;
-  sequential) order=(order=sequential start="${START:-1}") ;;
-  *) echo "ORDER=\"$ORDER\": give random or sequential" >&2; exit 2 ;;
-esac
+opening_order
 # A fixed node count makes single-threaded engines deterministic: two builds that evaluate alike
 # play a game pair identically until their evaluations part.
 limit="tc=${TC:-8+0.08}"; [[ ${TC:-} == nodes=* ]] && limit=$TC
