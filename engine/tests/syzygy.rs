@@ -496,18 +496,12 @@ fn the_search_alone_converts_queen_and_rook_wins() {
     assert_mates_from(&QUEEN_AND_ROOK_WINS, 20_000, Engine::default);
 }
 
-/// Without tables KBNvK needs a net that knows the mating corners: the endgame net of KBNvK
-/// drills (nets/README, "Endgame net") mates from all four starts at 100 000 nodes a move (after
-/// 49, 78, 79 and 51 plies). Gen10 alone, which hardly tells the mating corners from the others
-/// (`eval` +153 and +165 against +140 and +137), mated within fifty moves in 5 of 20 play-outs
-/// from these starts at 10 000 to 250 000 nodes and failed the second at 100 000.
+/// Without tables KBNvK needs a net that knows the mating corners: the embedded endgame net of
+/// KBNvK drills (nets/README, "Endgame net") mates from all four starts at 100 000 nodes a move
+/// (after 49, 78, 79 and 51 plies). Gen10 alone, which hardly tells the mating corners from the
+/// others (`eval` +153 and +165 against +140 and +137), mated within fifty moves in 5 of 20
+/// play-outs from these starts at 10 000 to 250 000 nodes and failed the second at 100 000.
 #[test]
-fn the_search_with_the_endgame_net_converts_bishop_and_knight_wins() {
-    let net =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../nets/gen10-kbn13a-512-ob8-1cb573b3.nnue");
-    assert_mates_from(&BISHOP_AND_KNIGHT_WINS, 100_000, || {
-        let mut engine = Engine::default();
-        engine.set_endgame_network(&net).unwrap();
-        engine
-    });
+fn the_search_alone_converts_bishop_and_knight_wins() {
+    assert_mates_from(&BISHOP_AND_KNIGHT_WINS, 100_000, Engine::default);
 }
