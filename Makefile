@@ -4,9 +4,6 @@ EXE ?= patina
 # whichever shell make runs recipes with, cmd.exe on Windows included.
 EVALFILE ?=
 export EVALFILE
-# The endgame net likewise (empty: the one nets/ENDGAME names, if any; `none`: without).
-EVALFILE_ENDGAME ?=
-export EVALFILE_ENDGAME
 # On Windows the binary is found by its .exe name.
 ifeq ($(OS),Windows_NT)
 override EXE := $(patsubst %.exe,%,$(EXE)).exe

@@ -6,11 +6,6 @@
 //! with a wider net (a generation that grew N) needs nothing but the net. Its number of output
 //! buckets is not compiled in: the engine reads it off the size of whichever net it loads.
 //!
-//! The endgame net (`nnue::Networks`) is chosen the same way, by `EVALFILE_ENDGAME` or
-//! `nets/ENDGAME`; `EVALFILE_ENDGAME=none` builds without one. It must have the main net's N:
-//! one named by `nets/ENDGAME` that has not (a main net of another width) is left out with a
-//! warning, one named by `EVALFILE_ENDGAME` fails the build.
-//!
 //! It also chooses the slider lookup (see `choose_sliders`).
 
 use std::path::PathBuf;
@@ -29,115 +24,59 @@ fn main() {
         println!("cargo:rustc-cfg=pext_sliders");
     }
     println!("cargo:rustc-env=PATINA_SLIDERS_CHOSEN_BY={chosen_by}");
-    let out = PathBuf::from(std::env::var("OUT_DIR").unwrap());
-
-    let main = chosen_net("EVALFILE", "DEFAULT").expect("nets/DEFAULT names a net");
-    let hidden = hidden_width(&main);
-    std::fs::write(out.join("hidden.rs"), hidden.to_string()).expect("OUT_DIR is writable");
-    println!("cargo:rustc-env=PATINA_EVALFILE={}", main.path.display());
-    println!(
-        "cargo:rustc-env=PATINA_EVALFILE_NAME={}",
-        file_name(&main.path)
-    );
-
-    let endgame = chosen_net("EVALFILE_ENDGAME", "ENDGAME").filter(|endgame| {
-        let width = hidden_width(endgame);
-        if width == hidden {
-            return true;
-        }
-        let mismatch = format!(
-            "the endgame net {} has N = {width}, the main net N = {hidden}",
-            endgame.path.display()
-        );
-        if endgame.named_by.starts_with("nets/") {
-            println!("cargo:warning={mismatch}: building without an endgame net");
-            false
-        } else {
-            eprintln!("error: {mismatch} (EVALFILE_ENDGAME=none builds without one)");
-            std::process::exit(1)
-        }
-    });
-    let endgame = match endgame {
-        // Debug formatting quotes and escapes a string as a Rust literal.
-        Some(net) => format!(
-            "Some((include_bytes!({:?}), {:?}))",
-            net.path.display().to_string(),
-            file_name(&net.path)
-        ),
-        None => "None".to_owned(),
-    };
-    std::fs::write(out.join("endgame_net.rs"), endgame).expect("OUT_DIR is writable");
-}
-
-/// A net to embed, and what named it.
-struct ChosenNet {
-    path: PathBuf,
-    /// The variable, or `nets/<file>`.
-    named_by: String,
-}
-
-/// The net the variable `var` names (a relative path is taken from the workspace root), else the
-/// one `nets/<file>` names; `None` where the variable says `none` or, with the variable unset,
-/// where `nets/<file>` does not exist. Exits on a named net that cannot be read.
-fn chosen_net(var: &str, file: &str) -> Option<ChosenNet> {
-    println!("cargo:rerun-if-env-changed={var}");
+    println!("cargo:rerun-if-env-changed=EVALFILE");
     let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap()).join("..");
-    let (path, named_by) = match std::env::var(var) {
-        Ok(path) if path == "none" => return None,
-        Ok(path) if !path.is_empty() => (root.join(path), var.to_owned()),
+    let nets = root.join("nets");
+    let (net, named_by) = match std::env::var("EVALFILE") {
+        Ok(path) if !path.is_empty() => (
+            root.join(path),
+            "EVALFILE (a relative path is taken from the workspace root)",
+        ),
         _ => {
-            let list = root.join("nets").join(file);
-            println!("cargo:rerun-if-changed={}", list.display());
-            let name = match std::fs::read_to_string(&list) {
-                Ok(name) => name,
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound && file != "DEFAULT" => {
-                    return None
-                }
-                Err(e) => {
-                    eprintln!("error: cannot read {}: {e}", list.display());
-                    std::process::exit(1)
-                }
-            };
-            (root.join("nets").join(name.trim()), format!("nets/{file}"))
+            let default = nets.join("DEFAULT");
+            println!("cargo:rerun-if-changed={}", default.display());
+            let name = std::fs::read_to_string(&default).unwrap_or_else(|e| {
+                eprintln!("error: cannot read {}: {e}", default.display());
+                std::process::exit(1)
+            });
+            (nets.join(name.trim()), "nets/DEFAULT")
         }
     };
-    let path = path.canonicalize().unwrap_or_else(|e| {
+    let net = net.canonicalize().unwrap_or_else(|e| {
         eprintln!(
             "error: cannot embed the net {}, named by {named_by}: {e}",
-            path.display()
+            net.display()
         );
         std::process::exit(1)
     });
-    println!("cargo:rerun-if-changed={}", path.display());
-    Some(ChosenNet { path, named_by })
-}
-
-fn file_name(net: &std::path::Path) -> String {
-    net.file_name().unwrap().to_string_lossy().into_owned()
-}
-
-/// The hidden width N of the net, read off its file's size; exits if the size fits no one N.
-fn hidden_width(ChosenNet { path, named_by }: &ChosenNet) -> u64 {
-    let size = std::fs::metadata(path).map_or(0, |m| m.len());
-    match layouts(size).as_slice() {
+    println!("cargo:rerun-if-changed={}", net.display());
+    let size = std::fs::metadata(&net).map_or(0, |m| m.len());
+    let hidden = match layouts(size).as_slice() {
         [(hidden, _)] => *hidden,
         [] => {
             eprintln!(
-                "error: {} (named by {named_by}) has {size} bytes, which is no 768→N×2→B net in \
-                 bullet's layout (2·(769·N + B·(2N + 1)) bytes padded to a multiple of 64, N a \
-                 multiple of 32, B from 1 to {MAX_BUCKETS} output buckets)",
-                path.display()
+                "error: {} has {size} bytes, which is no 768→N×2→B net in bullet's layout \
+                 (2·(769·N + B·(2N + 1)) bytes padded to a multiple of 64, N a multiple of 32, \
+                 B from 1 to {MAX_BUCKETS} output buckets)",
+                net.display()
             );
             std::process::exit(1)
         }
         several => {
             eprintln!(
                 "error: {} has {size} bytes, which fits several 768→N×2→B nets (N, B): {several:?}",
-                path.display()
+                net.display()
             );
             std::process::exit(1)
         }
-    }
+    };
+    let out = PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("hidden.rs");
+    std::fs::write(out, hidden.to_string()).expect("OUT_DIR is writable");
+    println!("cargo:rustc-env=PATINA_EVALFILE={}", net.display());
+    println!(
+        "cargo:rustc-env=PATINA_EVALFILE_NAME={}",
+        net.file_name().unwrap().to_string_lossy()
+    );
 }
 
 /// PEXT or magic slider lookups, and what chose them: `PATINA_SLIDERS` (`pext` or `magic`) if

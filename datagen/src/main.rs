@@ -16,7 +16,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Play self-play games into viriformat files (resumable).
-    Play(Box<play::PlayArgs>),
+    Play(play::PlayArgs),
     /// Turn game files into bulletformat training records.
     Splat(splat::SplatArgs),
     /// Count games, positions, results and scores in game files.

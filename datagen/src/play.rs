@@ -14,12 +14,9 @@ use std::time::Duration;
 
 use clap::builder::TypedValueParser;
 use clap::{Args, Parser};
-use patina::material::Material;
-use patina::nnue::{
-    embedded_endgame_net_name, Network, NetworkError, Networks, EMBEDDED_NET_NAME, ENDGAME_PIECES,
-};
+use patina::nnue::{Network, NetworkError, EMBEDDED_NET_NAME};
 use patina::openings::{Book, BookError, OpeningSource, Start, MAX_OPENING_SCORE};
-use patina::score::{self, Score};
+use patina::score::Score;
 use patina::{Engine, Tablebases, MAX_HASH_MB};
 use rand_xoshiro::rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -46,10 +43,6 @@ pub struct PlayArgs {
     /// Net file (bullet layout); the embedded net by default.
     #[arg(long)]
     pub net: Option<PathBuf>,
-    /// Endgame net, which evaluates positions of 5 pieces or fewer: a net file, or `none` to
-    /// leave them to --net; the embedded endgame net by default.
-    #[arg(long)]
-    pub endgame_net: Option<PathBuf>,
     /// Soft node limit per move: the search finishes the iteration that passes it.
     /// 2500 by default: at equal CPU time its games made a stronger net than games at 5000
     /// (docs/datagen.md).
@@ -68,10 +61,6 @@ pub struct PlayArgs {
     /// Double Fischer random starts (a --book brings its own positions).
     #[arg(long, conflicts_with = "book")]
     pub dfrc: bool,
-    /// Start from random placements of this material, as tablebases name it (KBNvK); several,
-    /// separated by commas, take turns at random. Random plies default to none.
-    #[arg(long, value_delimiter = ',', conflicts_with_all = ["book", "dfrc"])]
-    pub material: Vec<Material>,
     /// Seed for the random openings [default: from the clock, printed at start].
     #[arg(long)]
     pub seed: Option<u64>,
@@ -79,21 +68,10 @@ pub struct PlayArgs {
     #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=MAX_HASH_MB as i64).map(|mb| mb as usize))]
     pub hash: usize,
     /// Discard openings whose first search scores beyond ±this (network units, as stored)
-    /// [default: 1000; none with --material, whose drills include won starts].
-    #[arg(long)]
-    pub max_opening_score: Option<Score>,
+    #[arg(long, default_value_t = MAX_OPENING_SCORE)]
+    pub max_opening_score: Score,
     #[command(flatten)]
     pub adjudication: AdjudicationSettings,
-}
-
-impl PlayArgs {
-    fn max_opening_score(&self) -> Score {
-        match self.max_opening_score {
-            Some(score) => score,
-            None if self.material.is_empty() => MAX_OPENING_SCORE,
-            None => score::INFINITY,
-        }
-    }
 }
 
 #[derive(Args, Debug, Clone, Copy)]
@@ -284,7 +262,7 @@ impl Worker {
 fn open_output(
     args: &PlayArgs,
     threads: usize,
-    networks: &Networks,
+    network: &Network,
 ) -> Result<(Counts, Vec<Worker>), PlayError> {
     let mut files = existing_threads(&args.out)?;
     files.extend(0..threads);
@@ -305,7 +283,7 @@ fn open_output(
         before.games += existing.games;
         before.positions += existing.positions;
         if thread < threads {
-            let mut engine = Engine::new(networks.clone());
+            let mut engine = Engine::new(Box::new(network.clone()));
             engine
                 .set_hash(args.hash)
                 .map_err(|_| PlayError::Hash(args.hash))?;
@@ -325,7 +303,7 @@ fn open_output(
 /// together.
 fn recipe(
     args: &PlayArgs,
-    networks: &Networks,
+    network: &Network,
     openings: &OpeningSource,
     soft: u64,
     hard: u64,
@@ -338,26 +316,13 @@ fn recipe(
     };
     // Named as its file is, and known by its bytes: the embedded net and the same file given
     // by --net are one recipe, and two nets of one name are two.
-    let described = |name: String, net: &Network| {
-        let digest = Sha256::digest(net.to_bytes());
-        let hex: String = digest[..6].iter().map(|b| format!("{b:02x}")).collect();
-        format!("{name} sha256 {hex}")
-    };
     let name = args
         .net
         .as_deref()
         .map_or_else(|| EMBEDDED_NET_NAME.to_owned(), file_name);
-    let mut net = described(name, &networks.main);
-    if let Some(endgame) = &networks.endgame {
-        let name = args.endgame_net.as_deref().map_or_else(
-            || embedded_endgame_net_name().unwrap_or_default().to_owned(),
-            file_name,
-        );
-        net += &format!(
-            ", up to {ENDGAME_PIECES} pieces {}",
-            described(name, endgame)
-        );
-    }
+    let digest = Sha256::digest(network.to_bytes());
+    let hex: String = digest[..6].iter().map(|b| format!("{b:02x}")).collect();
+    let net = format!("{name} sha256 {hex}");
     let start = match openings.start {
         Start::StartPosition => "start position".into(),
         Start::Dfrc => "double Fischer random".into(),
@@ -367,10 +332,6 @@ fn recipe(
                 .as_deref()
                 .expect("a book start comes from --book");
             format!("book {}", file_name(book))
-        }
-        Start::Material(materials) => {
-            let names: Vec<String> = materials.iter().map(Material::to_string).collect();
-            format!("random {}", names.join(","))
         }
     };
     let a = &args.adjudication;
@@ -384,7 +345,7 @@ fn recipe(
                 "{start}, {}-{} random plies, first score within ±{}",
                 openings.random_plies.start(),
                 openings.random_plies.end(),
-                args.max_opening_score()
+                args.max_opening_score
             ),
         ),
         (
@@ -412,7 +373,6 @@ pub fn run(args: &PlayArgs) -> Result<PlaySummary, PlayError> {
     }
     let single_opening = args.book.is_none()
         && !args.dfrc
-        && args.material.is_empty()
         && args
             .random_plies
             .as_ref()
@@ -420,19 +380,12 @@ pub fn run(args: &PlayArgs) -> Result<PlaySummary, PlayError> {
     if single_opening {
         return Err(PlayError::OneOpening);
     }
-    let net_error = |path: &Path| {
-        let path = path.to_owned();
-        move |source| PlayError::Net { path, source }
-    };
-    let networks = Networks {
-        main: match &args.net {
-            Some(path) => Network::load(path).map_err(net_error(path))?,
-            None => Network::embedded(),
-        },
-        endgame: match &args.endgame_net {
-            Some(path) => Networks::endgame_from(path).map_err(net_error(path))?,
-            None => Networks::embedded_endgame(),
-        },
+    let network = match &args.net {
+        Some(path) => Network::load(path).map_err(|source| PlayError::Net {
+            path: path.clone(),
+            source,
+        })?,
+        None => Network::embedded(),
     };
     let book = args.book.as_deref().map(Book::load).transpose()?;
     let tablebases = args
@@ -469,15 +422,14 @@ pub fn run(args: &PlayArgs) -> Result<PlaySummary, PlayError> {
         source,
     })?;
     let _lock = lock_output(&args.out)?;
-    let (before, workers) = open_output(args, args.threads, &networks)?;
+    let (before, workers) = open_output(args, args.threads, &network)?;
     let start = match (&book, args.dfrc) {
         (Some(book), _) => Start::Book(book),
         (None, true) => Start::Dfrc,
-        (None, false) if !args.material.is_empty() => Start::Material(&args.material),
         (None, false) => Start::StartPosition,
     };
     let openings = OpeningSource::new(start, args.random_plies.clone());
-    let recipe = recipe(args, &networks, &openings, soft_nodes, hard_nodes);
+    let recipe = recipe(args, &network, &openings, soft_nodes, hard_nodes);
     if recipe
         .claim(&args.out, before.games)
         .map_err(PlayError::Recipe)?
@@ -509,7 +461,7 @@ pub fn run(args: &PlayArgs) -> Result<PlaySummary, PlayError> {
         openings,
         soft_nodes,
         hard_nodes,
-        max_opening_score: args.max_opening_score(),
+        max_opening_score: args.max_opening_score,
         adjudication: args.adjudication.clone(),
         tablebases,
     };

@@ -15,7 +15,7 @@ use datagen::recipe::Recipe;
 use datagen::spent::Spent;
 use datagen::validate::{self, Ending};
 use datagen::writer::GameWriter;
-use patina::nnue::{EMBEDDED_NET_NAME, ENDGAME_PIECES};
+use patina::nnue::EMBEDDED_NET_NAME;
 use patina::Network;
 use sha2::{Digest, Sha256};
 
@@ -91,47 +91,6 @@ fn dfrc_and_book_openings_make_valid_games() {
     assert_eq!(stored.start.fullmove_number(), 4);
 }
 
-/// Games from random placements of the given materials start with exactly those pieces, on
-/// either side, and the directory's recipe names them.
-#[test]
-fn material_starts_make_valid_games_of_that_material() {
-    let dir = scratch_dir("selfplay-material");
-    play(
-        &dir,
-        &["--games", "8", "--material", "KQvK,KRvKP", "--seed", "5"],
-    );
-    assert_valid(&dir, 8);
-    let mut reader = GameReader::open(&dir.join("thread-0.vf")).unwrap();
-    let mut materials = HashSet::new();
-    while let Some(game) = reader.next_game().unwrap() {
-        let start = &game.start;
-        assert_eq!(start.game_ply(), 0, "no random plies after a placement");
-        let letters: String = {
-            let mut pieces: Vec<char> = start
-                .to_fen()
-                .split(' ')
-                .next()
-                .unwrap()
-                .chars()
-                .filter(char::is_ascii_alphabetic)
-                .map(|c| c.to_ascii_uppercase())
-                .collect();
-            pieces.sort_unstable();
-            pieces.into_iter().collect()
-        };
-        materials.insert(letters);
-    }
-    assert_eq!(materials, HashSet::from(["KKQ".into(), "KKPR".into()]));
-    let recipe = Recipe::read(&dir).unwrap().unwrap();
-    assert!(
-        recipe
-            .get("openings")
-            .unwrap()
-            .starts_with("random KQvK,KRvKP, 0-0 random plies, first score within ±32000"),
-        "{recipe:?}"
-    );
-}
-
 #[test]
 fn a_position_target_stops_once_reached() {
     let dir = scratch_dir("selfplay-positions");
@@ -189,8 +148,6 @@ fn a_directory_refuses_games_of_another_recipe() {
         "13",
         "--net",
         net.to_str().unwrap(),
-        "--endgame-net",
-        "none",
     ];
     let refused = datagen_play::run(&PlayArgs::parse_from(
         ["play", "--out", out, "--nodes", "300"]
@@ -206,22 +163,9 @@ fn a_directory_refuses_games_of_another_recipe() {
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect();
-    let described = format!("{EMBEDDED_NET_NAME} sha256 {digest}");
     assert_eq!(
         Recipe::read(&fresh).unwrap().unwrap().get("net"),
-        Some(described.as_str())
-    );
-
-    // The endgame net is part of the recipe, known by its bytes too.
-    let with_endgame = scratch_dir("selfplay-recipe-endgame");
-    let net = net.to_str().unwrap();
-    play(
-        &with_endgame,
-        &["--games", "2", "--net", net, "--endgame-net", net],
-    );
-    assert_eq!(
-        Recipe::read(&with_endgame).unwrap().unwrap().get("net"),
-        Some(format!("{described}, up to {ENDGAME_PIECES} pieces {described}").as_str())
+        Some(format!("{EMBEDDED_NET_NAME} sha256 {digest}").as_str())
     );
 }
 

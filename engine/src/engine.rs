@@ -8,7 +8,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use crate::board::Board;
-use crate::nnue::{Network, NetworkError, Networks};
+use crate::nnue::{Network, NetworkError};
 use crate::search::{Limits, Reporter, SearchResult};
 use crate::search::{SharedContext, ThreadData};
 use crate::smp;
@@ -27,7 +27,7 @@ pub struct Options {
     pub hash_mb: usize,
     pub threads: usize,
     pub chess960: bool,
-    /// The main net's file; `None` for the net built into the binary.
+    /// The net file in use; `None` for the net built into the binary.
     pub eval_file: Option<PathBuf>,
 }
 
@@ -69,15 +69,15 @@ pub struct Engine {
 
 impl Default for Engine {
     fn default() -> Self {
-        Self::new(Networks::embedded())
+        Self::new(Network::embedded())
     }
 }
 
 impl Engine {
-    pub fn new(networks: Networks) -> Self {
+    pub fn new(network: Box<Network>) -> Self {
         let options = Options::default();
-        let shared = SharedContext::new(options.hash_mb, networks, options.threads);
-        let threads = vec![ThreadData::new(0, &shared.networks)];
+        let shared = SharedContext::new(options.hash_mb, network, options.threads);
+        let threads = vec![ThreadData::new(0, &shared.network)];
         Self {
             board: Board::startpos(),
             options,
@@ -118,8 +118,8 @@ impl Engine {
         Arc::get_mut(&mut self.workers().shared).expect("no search holds the shared context")
     }
 
-    pub fn networks(&mut self) -> &Networks {
-        &self.workers().shared.networks
+    pub fn network(&mut self) -> &Network {
+        &self.workers().shared.network
     }
 
     /// Resizes the hash table, which empties it. The old table is freed first so that growing it
@@ -153,12 +153,12 @@ impl Engine {
         let count = self.options.threads;
         self.shared_mut().set_threads(count);
         let workers = self.workers();
-        let networks = &workers.shared.networks;
+        let network = &workers.shared.network;
         let existing = workers.threads.len();
         workers.threads.truncate(count);
         workers
             .threads
-            .extend((existing..count).map(|id| ThreadData::new(id, networks)));
+            .extend((existing..count).map(|id| ThreadData::new(id, network)));
     }
 
     pub fn set_multipv(&mut self, multipv: usize) {
@@ -225,14 +225,14 @@ impl Engine {
         Ok(Some((wdl, tables.try_probe_dtz(&board)?)))
     }
 
-    /// Loads a net file as the main net; on any error the current net stays in use.
+    /// Loads a net file; on any error the current net stays in use.
     pub fn load_network(&mut self, path: &Path) -> Result<(), NetworkError> {
         let network = Network::load(path)?;
         self.install_network(network, Some(path.to_owned()));
         Ok(())
     }
 
-    /// Goes back to the main net built into the binary.
+    /// Goes back to the net built into the binary.
     pub fn use_embedded_network(&mut self) {
         if self.options.eval_file.is_some() {
             self.install_network(Network::embedded(), None);
@@ -240,15 +240,8 @@ impl Engine {
     }
 
     fn install_network(&mut self, network: Box<Network>, file: Option<PathBuf>) {
-        self.shared_mut().networks.main = network;
+        self.shared_mut().network = network;
         self.options.eval_file = file;
-    }
-
-    /// Sets the endgame net (`Networks::endgame_from`: a file, `<embedded>` or `none`); on any
-    /// error the current one stays in use.
-    pub fn set_endgame_network(&mut self, path: &Path) -> Result<(), NetworkError> {
-        self.shared_mut().networks.endgame = Networks::endgame_from(path)?;
-        Ok(())
     }
 
     /// Forgets everything learned from earlier positions (UCI `ucinewgame`, `Clear Hash`).
@@ -339,9 +332,9 @@ impl Engine {
     /// kept inside the evaluation range as the search keeps it (never a tablebase score).
     pub fn static_eval(&mut self) -> i32 {
         let board = self.board.clone();
-        let networks = self.networks();
-        crate::nnue::AccumulatorStack::new(networks, &board)
-            .evaluate(networks, board.side_to_move())
+        let network = self.network();
+        crate::nnue::AccumulatorStack::new(network, &board)
+            .evaluate(network, board.side_to_move())
             .clamp(-TB_WIN_BOUND + 1, TB_WIN_BOUND - 1)
     }
 }

@@ -31,6 +31,6 @@ pub use engine::{Engine, Options, DEFAULT_HASH_MB, MAX_HASH_MB, MAX_THREADS};
 pub use nnue::{Network, NetworkError};
 pub use search::{Limits, Reporter, ScoreBound, SearchInfo, SearchResult, Silent};
 pub use syzygy::{Tablebases, Wdl, PATH_SEPARATOR};
-pub use tools::{material, openings, perft::perft, pgn, read_text};
+pub use tools::{openings, perft::perft, pgn, read_text};
 pub use types::{score, Bitboard, Color, Move, Piece, PieceType, Score, Square};
 pub use uci::{command::command_lines, Executed, Uci, NAME};

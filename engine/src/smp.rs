@@ -105,19 +105,19 @@ fn best_thread(threads: &[ThreadData]) -> &ThreadData {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::nnue::{Network, Networks};
+    use crate::nnue::Network;
     use crate::search::{RootMove, ScoreBound};
     use crate::types::score::INFINITY;
     use crate::types::Score;
 
     fn thread(
         id: usize,
-        networks: &Networks,
+        network: &Network,
         completed_depth: i32,
         score: Score,
         previous: Score,
     ) -> ThreadData {
-        let mut td = ThreadData::new(id, networks);
+        let mut td = ThreadData::new(id, network);
         let mut root = RootMove::new(Board::startpos().legal_moves()[id]);
         root.score = score;
         root.previous_score = previous;
@@ -128,23 +128,23 @@ mod tests {
 
     #[test]
     fn the_deepest_thread_wins_then_the_best_score_then_the_lowest_id() {
-        let networks = Network::random(1).into();
+        let network = Network::random(1);
         let threads = [
-            thread(0, &networks, 9, 50, 40),
-            thread(1, &networks, 10, 20, 30),
-            thread(2, &networks, 10, 25, 30),
-            thread(3, &networks, 10, 25, 30),
+            thread(0, &network, 9, 50, 40),
+            thread(1, &network, 10, 20, 30),
+            thread(2, &network, 10, 25, 30),
+            thread(3, &network, 10, 25, 30),
         ];
         assert_eq!(best_thread(&threads).id, 2);
     }
 
     #[test]
     fn an_unsearched_best_move_keeps_its_last_score() {
-        let networks = Network::random(1).into();
+        let network = Network::random(1);
         // Thread 0 was stopped before its first move finished: it still stands on 60.
         let threads = [
-            thread(0, &networks, 10, -INFINITY, 60),
-            thread(1, &networks, 10, 20, 30),
+            thread(0, &network, 10, -INFINITY, 60),
+            thread(1, &network, 10, 20, 30),
         ];
         assert_eq!(best_thread(&threads).id, 0);
     }
@@ -153,8 +153,8 @@ mod tests {
     /// its best move stands, a lower bound one ply deeper once an unfinished iteration replaced it.
     #[test]
     fn the_played_line_is_exact_only_if_its_iteration_completed() {
-        let shared = SharedContext::new(1, Network::random(1).into(), 2);
-        let mut helper = thread(1, &shared.networks, 10, 20, 30);
+        let shared = SharedContext::new(1, Network::random(1), 2);
+        let mut helper = thread(1, &shared.network, 10, 20, 30);
         helper.completed_best = Some(helper.root_moves[0].mv);
         let info = helper.played_line_info(&shared);
         assert_eq!((info.depth, info.bound), (10, ScoreBound::Exact));
@@ -165,8 +165,8 @@ mod tests {
 
     #[test]
     fn no_completed_iteration_falls_back_to_the_main_thread() {
-        let networks = Network::random(1).into();
-        let threads = [thread(0, &networks, 0, 5, 5), thread(1, &networks, 0, 9, 9)];
+        let network = Network::random(1);
+        let threads = [thread(0, &network, 0, 5, 5), thread(1, &network, 0, 9, 9)];
         assert_eq!(best_thread(&threads).id, 0);
     }
 }

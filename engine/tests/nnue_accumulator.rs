@@ -1,11 +1,8 @@
-//! The incremental accumulator (and the piece count that picks the output bucket and the net)
-//! must always equal a refresh from the board, and the evaluation must not care which colour is
-//! which. Random nets suffice: any wrong feature, sign or perspective shows up whatever the
-//! weights.
+//! The incremental accumulator (and the piece count that picks the output bucket) must always
+//! equal a refresh from the board, and the evaluation must not care which colour is which. Random nets suffice: any wrong feature, sign or
+//! perspective shows up whatever the weights.
 
-use patina::nnue::{
-    Accumulator, AccumulatorStack, NetForPieces, Network, Networks, ENDGAME_PIECES,
-};
+use patina::nnue::{Accumulator, AccumulatorStack, Network};
 use patina::{Board, START_FEN};
 use patina::{Color, Move};
 use rand_xoshiro::rand_core::{RngCore, SeedableRng};
@@ -26,9 +23,7 @@ const FENS: [&str; 6] = [
     "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
 ];
 
-/// The accumulators of the net that evaluates `board`, computed from scratch.
-fn refreshed(nets: &impl NetForPieces, board: &Board) -> [Accumulator; 2] {
-    let net = nets.for_pieces(board.occupied().count() as usize);
+fn refreshed(net: &Network, board: &Board) -> [Accumulator; 2] {
     Color::BOTH.map(|perspective| Accumulator::refresh(net, board, perspective))
 }
 
@@ -56,15 +51,13 @@ struct Coverage {
     en_passants: usize,
     promotions: usize,
     capture_promotions: usize,
-    /// Moves that take the board from more than `ENDGAME_PIECES` pieces to that many or fewer.
-    into_endgame: usize,
     deepest_line: usize,
 }
 
 /// Plays a random line of up to `plies` moves from `fen`, checking the incremental stack against
 /// a refresh after every move and again after every unmake on the way back to the root.
 fn check_random_line(
-    net: &impl NetForPieces,
+    net: &Network,
     fen: &str,
     plies: usize,
     rng: &mut Xoshiro256PlusPlus,
@@ -84,14 +77,10 @@ fn check_random_line(
         coverage.capture_promotions += (mv.is_promotion() && mv.is_capture()) as usize;
         let uci = mv.to_uci(board.is_chess960());
         let before = board.to_fen();
-        let pieces_before = board.occupied().count() as usize;
 
         stack.make_move(net, &board, mv);
         board.make_move(mv);
         line.push(mv);
-        coverage.into_endgame += (pieces_before > ENDGAME_PIECES
-            && board.occupied().count() as usize <= ENDGAME_PIECES)
-            as usize;
         assert_eq!(
             stack.current(),
             &refreshed(net, &board),
@@ -151,55 +140,6 @@ fn incremental_updates_match_refresh() {
         coverage.promotions > 0 && coverage.capture_promotions > 0 && coverage.deepest_line > 256,
         "{coverage:?}"
     );
-}
-
-/// With an endgame net, a capture into its range switches the line to it (from the parent
-/// accumulated afresh), and the way back up is the main net's again.
-#[test]
-fn the_endgame_net_takes_over_at_its_piece_count() {
-    let nets = Networks {
-        main: Network::random_bucketed(4, 8),
-        endgame: Some(Network::random_bucketed(5, 8)),
-    };
-    // Six pieces, with captures, an en passant capture and promotions into five or fewer.
-    let fens = [
-        "4k3/3p4/3r4/8/3R4/8/3N4/4K3 w - - 0 1",
-        "4k3/8/8/3pP3/8/8/8/R3K2R w - d6 0 1",
-        "8/1P2k3/8/3r4/3R4/8/6p1/4K3 w - - 0 1",
-        "1n2k3/P7/8/8/8/8/6pp/4K1N1 b - - 0 1",
-    ];
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(0xe6d);
-    let mut coverage = Coverage::default();
-    for fen in fens {
-        for _ in 0..30 {
-            check_random_line(&nets, fen, 40, &mut rng, &mut coverage);
-        }
-    }
-    assert!(
-        coverage.into_endgame > 60 && coverage.en_passants > 0 && coverage.capture_promotions > 0,
-        "{coverage:?}"
-    );
-
-    // Below the line the endgame net alone evaluates, above it the main net alone; the two
-    // disagree on each position, so the right one was asked.
-    let endgame = nets.endgame.as_deref().unwrap();
-    let alone = |net: &Network, board: &Board| {
-        AccumulatorStack::new(net, board).evaluate(net, board.side_to_move())
-    };
-    for (fen, by_endgame_net) in [
-        ("8/8/8/4k3/8/8/8/KBN5 w - - 0 1", true),
-        ("8/8/8/3pk3/8/8/8/KBN5 b - - 0 1", true),
-        ("8/8/8/3pk3/8/8/8/KBNN4 w - - 0 1", false),
-    ] {
-        let board = Board::from_fen(fen).unwrap();
-        let (net, other) = match by_endgame_net {
-            true => (endgame, &*nets.main),
-            false => (&*nets.main, endgame),
-        };
-        let eval = AccumulatorStack::new(&nets, &board).evaluate(&nets, board.side_to_move());
-        assert_eq!(eval, alone(net, &board), "{fen}");
-        assert_ne!(eval, alone(other, &board), "{fen}");
-    }
 }
 
 /// The same position with colours swapped: ranks flipped, piece colours and side to move swapped.

@@ -256,6 +256,6 @@ fn static_eval_stays_inside_the_evaluation_range() {
     (0..HIDDEN).for_each(|i| put(INPUTS * HIDDEN + i, QA as i16));
     (0..buckets * 2 * HIDDEN).for_each(|i| put((INPUTS + 1) * HIDDEN + i, 32));
     let network = Network::from_bytes(&bytes).expect("legal weights");
-    let mut engine = patina::Engine::new(network.into());
+    let mut engine = patina::Engine::new(network);
     assert_eq!(engine.static_eval(), patina::score::TB_WIN_BOUND - 1);
 }

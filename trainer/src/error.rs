@@ -40,8 +40,6 @@ pub enum TrainerError {
     BadCheckpoint { path: PathBuf, reason: String },
     #[error("--init {}: {reason}", path.display())]
     Init { path: PathBuf, reason: String },
-    #[error("{}: {reason}", path.display())]
-    Net { path: PathBuf, reason: String },
     #[error("configuration: {0}")]
     Config(String),
     #[error(transparent)]

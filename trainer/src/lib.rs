@@ -7,7 +7,6 @@
 pub mod backprop;
 pub mod bench;
 pub mod checkpoint;
-pub mod compare;
 pub mod config;
 pub mod error;
 pub mod features;

@@ -18,7 +18,7 @@ use rayon::prelude::*;
 use viriformat::dataformat::Filter;
 
 use crate::error::{Result, TrainerError};
-use crate::features::{check_record, target};
+use crate::features::check_record;
 
 pub const RECORD_SIZE: usize = 32;
 const _: () = assert!(std::mem::size_of::<ChessBoard>() == RECORD_SIZE);
@@ -50,8 +50,6 @@ pub struct Dataset {
     sources: Vec<Source>,
     /// Index of each source's first position, plus the total at the end.
     starts: Vec<u64>,
-    /// Index of the first anchor position (`with_anchors`); the total if there are none.
-    anchors_from: u64,
 }
 
 impl Dataset {
@@ -61,7 +59,9 @@ impl Dataset {
         for path in bulletformat {
             sources.push(Source::Mapped(map_bulletformat(path)?));
         }
-        sources.push(Source::Memory(read_all_viriformat(viriformat, filter)?));
+        for path in viriformat {
+            sources.push(Source::Memory(read_viriformat(path, filter)?));
+        }
         let dataset = Self::from_sources(sources);
         if dataset.is_empty() {
             return Err(TrainerError::NoPositions(
@@ -80,41 +80,7 @@ impl Dataset {
         for source in &sources {
             starts.push(starts.last().unwrap() + source.len());
         }
-        let anchors_from = *starts.last().unwrap();
-        Self {
-            sources,
-            starts,
-            anchors_from,
-        }
-    }
-
-    /// Only the positions `keep` passes, copied into memory in their order. Taken before any
-    /// anchors are added: the result has none.
-    pub fn retain(self, keep: impl Fn(&ChessBoard) -> bool + Sync) -> Self {
-        let boards = (0..self.len())
-            .into_par_iter()
-            .map(|index| self.get(index))
-            .filter(|board| keep(board))
-            .collect();
-        Self::from_boards(boards)
-    }
-
-    /// Adds anchor positions, scored by the net a fine-tune starts from, after the others
-    /// (and after any anchors added before).
-    pub fn with_anchors(mut self, boards: Vec<ChessBoard>) -> Self {
-        let anchors_from = self.anchors_from.min(self.len());
-        self.sources.push(Source::Memory(boards));
-        Self {
-            anchors_from,
-            ..Self::from_sources(self.sources)
-        }
-    }
-
-    /// The target of position `index`: an anchor's is its score alone, what the starting net
-    /// thinks of it, whatever weight λ gives the game results elsewhere.
-    #[inline]
-    pub fn target(&self, index: u64, board: &ChessBoard, wdl: f32) -> f32 {
-        target(board, if index >= self.anchors_from { 0.0 } else { wdl })
+        Self { sources, starts }
     }
 
     pub fn len(&self) -> u64 {
@@ -156,15 +122,6 @@ fn map_bulletformat(path: &Path) -> Result<Mmap> {
         });
     }
     Ok(map)
-}
-
-/// The positions of several viriformat files, in file order.
-pub fn read_all_viriformat(paths: &[PathBuf], filter: &Filter) -> Result<Vec<ChessBoard>> {
-    let mut boards = Vec::new();
-    for path in paths {
-        boards.extend(read_viriformat(path, filter)?);
-    }
-    Ok(boards)
 }
 
 /// Unpacks every whole game, keeping the positions `filter` passes, through the data tools'

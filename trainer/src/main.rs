@@ -7,7 +7,6 @@ use patina::nnue::Network;
 use viriformat::dataformat::Filter;
 
 use trainer::checkpoint::{write_whole_file, Checkpoint};
-use trainer::compare::{self, compare};
 use trainer::config::{Config, MAX_THREADS};
 use trainer::error::{Result, TrainerError};
 use trainer::loader::{write_bulletformat, Dataset};
@@ -57,28 +56,6 @@ enum Command {
         #[arg(long)]
         out: PathBuf,
     },
-    /// How far one net's evaluations lie from another's, per output bucket, over the positions
-    /// of viriformat games that viriformat's default filter keeps; centipawns as Patina prints
-    /// them.
-    Compare {
-        /// The net to measure from (a fine-tune's start, say).
-        #[arg(long)]
-        base: PathBuf,
-        #[arg(long)]
-        net: PathBuf,
-        /// viriformat game files, or folders of them.
-        #[arg(required = true)]
-        games: Vec<PathBuf>,
-        /// Hidden width N of both nets (default: the engine's).
-        #[arg(long, default_value_t = patina::nnue::HIDDEN)]
-        hidden: usize,
-        /// Output buckets of both nets (default: the embedded net's).
-        #[arg(long)]
-        buckets: Option<usize>,
-        #[arg(long, default_value_t = std::thread::available_parallelism().map_or(1, |n| n.get()),
-              value_parser = RangedU64ValueParser::<usize>::new().range(1..=MAX_THREADS as u64))]
-        threads: usize,
-    },
     /// Measure training throughput for hidden sizes N (128, 256, 512, 1024), thread counts and
     /// precisions.
     Bench {
@@ -121,14 +98,6 @@ struct TrainArgs {
     /// Start from this net's weights instead of random ones (a fine-tune; same N and B).
     #[arg(long)]
     init: Option<PathBuf>,
-    /// viriformat game file or folder (repeatable) whose positions the --init net scores
-    /// itself: keeps the fine-tune close to that net there (held out for the validation loss).
-    #[arg(long)]
-    anchor: Vec<PathBuf>,
-    /// Train only these output buckets' layer (comma-separated), all else frozen as the --init
-    /// net has it: a fine-tune that changes no evaluation in any other bucket.
-    #[arg(long, value_delimiter = ',')]
-    train_buckets: Vec<usize>,
     #[arg(long)]
     net_id: Option<String>,
     /// Hidden width N: 128, 256, 512 or 1024 (default: the engine's, i.e. its embedded net's).
@@ -197,8 +166,6 @@ impl TrainArgs {
         self.config.is_some()
             || !self.data.is_empty()
             || !self.viri.is_empty()
-            || !self.anchor.is_empty()
-            || !self.train_buckets.is_empty()
             || self.net_id.is_some()
             || self.init.is_some()
             || self.hidden.is_some()
@@ -225,10 +192,6 @@ impl TrainArgs {
     fn apply(&self, config: &mut Config) -> Result<()> {
         config.data.extend(self.data.iter().cloned());
         config.viri.extend(self.viri.iter().cloned());
-        config.anchor.extend(self.anchor.iter().cloned());
-        if !self.train_buckets.is_empty() {
-            config.train_buckets.clone_from(&self.train_buckets);
-        }
         macro_rules! set {
             ($($field:ident),*) => {$(if let Some(v) = self.$field.clone() { config.$field = v; })*};
         }
@@ -393,55 +356,6 @@ fn shuffle(data: &[PathBuf], seed: u64, out: &Path) -> Result<()> {
     Ok(())
 }
 
-fn compare_nets(
-    base: &Path,
-    net: &Path,
-    games: &[PathBuf],
-    shape: (usize, Option<usize>),
-    threads: usize,
-) -> Result<()> {
-    let (hidden, buckets) = shape;
-    let buckets = buckets.unwrap_or_else(|| Network::embedded().buckets());
-    let games = datagen::gamefile::collect_inputs(games)?;
-    let data = Dataset::open(&[], &games, &Filter::default())?;
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .map_err(|e| TrainerError::Config(format!("cannot start {threads} threads: {e}")))?;
-    let drifts = pool
-        .install(|| trainer::with_hidden!(hidden, N => compare::<N>(base, net, buckets, &data)))?;
-    println!(
-        "{} − {}, centipawns as Patina prints them (positions beyond ±{} left out)",
-        net.display(),
-        base.display(),
-        compare::DECIDED_CP
-    );
-    println!(
-        "{:>7} {:>7} {:>10} {:>10} {:>10} {:>10}",
-        "bucket", "pieces", "positions", "mean |Δ|", "rms Δ", "mean Δ"
-    );
-    for (bucket, drift) in drifts.iter().enumerate() {
-        let (name, pieces) = if bucket == buckets {
-            ("all".to_string(), "2-32".to_string())
-        } else {
-            // A bucket no piece count reaches (with a B that does not divide 32) is left out.
-            let Some((first, last)) = compare::pieces_of(bucket, buckets) else {
-                continue;
-            };
-            (bucket.to_string(), format!("{first}-{last}"))
-        };
-        if drift.positions == 0 {
-            println!("{name:>7} {pieces:>7} {:>10}", 0);
-            continue;
-        }
-        println!(
-            "{name:>7} {pieces:>7} {:>10} {:>10.1} {:>10.1} {:>+10.1}",
-            drift.positions, drift.mean_abs, drift.rms, drift.mean
-        );
-    }
-    Ok(())
-}
-
 fn main() -> ExitCode {
     let outcome = match Cli::parse().command {
         Command::Init { seed, out } => write_whole_file(&out, &Network::random(seed).to_bytes())
@@ -454,14 +368,6 @@ fn main() -> ExitCode {
             out,
         } => write_bulletformat(&out, &synthetic::dataset(positions, seed))
             .map(|()| println!("wrote {positions} positions to {}", out.display())),
-        Command::Compare {
-            base,
-            net,
-            games,
-            hidden,
-            buckets,
-            threads,
-        } => compare_nets(&base, &net, &games, (hidden, buckets), threads),
         Command::Bench {
             positions,
             batches,

@@ -10,18 +10,13 @@
 //! The loops are written for auto-vectorisation: `N` is a compile-time constant, rows are
 //! contiguous, and sums run over fixed blocks of lanes so they stay in registers.
 
-use std::ops::Range;
-
 use rand_xoshiro::{
     rand_core::{RngCore, SeedableRng},
     Xoshiro256PlusPlus,
 };
 
-use bulletformat::ChessBoard;
-use datagen::splat::MAX_TRAINING_SCORE;
-
 use crate::features::Features;
-use patina::nnue::{output_bucket, INPUTS, SCALE};
+use patina::nnue::{output_bucket, INPUTS};
 
 /// Hidden neurons the forward pass sums together: 64 f32 lanes are 8 AVX2 registers. Fixed
 /// whatever the CPU, so that a model's outputs (and the synthetic data labelled with them) are
@@ -49,13 +44,6 @@ impl<const N: usize> Model<N> {
     /// Index of the first output bias: after B rows of 2N output weights.
     pub const fn output_bias(buckets: usize) -> usize {
         Self::OUTPUT_WEIGHTS + 2 * N * buckets
-    }
-
-    /// The parameters of `bucket`'s output layer: its 2N weights, then its bias.
-    pub fn output_layer_of(bucket: usize, buckets: usize) -> [Range<usize>; 2] {
-        let weights = Self::OUTPUT_WEIGHTS + 2 * N * bucket;
-        let bias = Self::output_bias(buckets) + bucket;
-        [weights..weights + 2 * N, bias..bias + 1]
     }
 
     /// Number of parameters.
@@ -133,15 +121,6 @@ impl<const N: usize> Model<N> {
             }
         }
         output
-    }
-
-    /// The position's score in training records' units (what `features::target` reads), as
-    /// this net evaluates it, within the scores training keeps.
-    pub fn score(&self, board: &ChessBoard) -> i16 {
-        let limit = (MAX_TRAINING_SCORE - 1) as f32;
-        (self.forward(&Features::of(board)) * SCALE as f32)
-            .round()
-            .clamp(-limit, limit) as i16
     }
 
     /// Feature bias of neurons `start..start + B`.

@@ -3,8 +3,6 @@
 //! biases ×QA·QB), clamped into i16. With output buckets the output weights are bucket by
 //! bucket, as bullet writes `l1w` with `.transpose()`.
 
-use std::path::Path;
-
 use patina::nnue::{check_ranges, NetworkError, QA, QB};
 
 use crate::model::Model;
@@ -72,12 +70,6 @@ pub fn dequantise<const N: usize>(bytes: &[u8], buckets: usize) -> Result<Model<
         })
         .collect();
     Ok(Model::from_params(params, buckets).expect("the parameter count was checked"))
-}
-
-/// The model in a net file (`dequantise`), or why there is none.
-pub fn read_net<const N: usize>(path: &Path, buckets: usize) -> Result<Model<N>, String> {
-    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
-    dequantise(&bytes, buckets)
 }
 
 /// The float copy: every parameter as little-endian f32, in the order of the quantised file

@@ -8,20 +8,18 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use bulletformat::ChessBoard;
 use indicatif::{ProgressBar, ProgressStyle};
-use rayon::prelude::*;
 
-use crate::checkpoint::{digest, write_whole_file, Checkpoint};
+use crate::checkpoint::{write_whole_file, Checkpoint};
 use crate::config::Config;
 use crate::error::{Result, TrainerError};
 use crate::history::{self, Record};
-use crate::loader::{read_all_viriformat, Dataset};
+use crate::loader::Dataset;
 use crate::model::Model;
 use crate::optim::AdamW;
 use crate::plot;
 use crate::precision::RowFormat;
-use crate::quantise::{check_engine_ranges, float_bytes, quantise, read_net};
+use crate::quantise::{check_engine_ranges, dequantise, float_bytes, quantise};
 use crate::shuffle::Split;
 use crate::train::Trainer;
 
@@ -77,45 +75,14 @@ fn run_at<const N: usize, P: RowFormat>(config: &Config, start: Start) -> Result
             println!("{line}");
         }
     };
-    // A resumed run takes its weights from the checkpoint: its --init net, which may be gone
-    // since, is read only to score anchors again.
-    let needs_init = start.resume.is_none() || !config.anchor.is_empty();
-    let init = (config.init.as_ref().filter(|_| needs_init))
-        .map(|path| read_init::<N>(path, config.buckets))
-        .transpose()?;
-    let mut data = Dataset::open(&config.data, &config.viri, &config.filter)?;
-    if !config.train_buckets.is_empty() {
-        data = data.retain(|board| config.trains_on(board));
-        if data.is_empty() {
-            return Err(TrainerError::NoPositions(
-                "the data hold no positions of the buckets --train-buckets trains".into(),
-            ));
-        }
-    }
-    let (mut anchors, mut anchors_digest) = (0, 0);
-    if let Some(net) = init.as_ref().filter(|_| !config.anchor.is_empty()) {
-        let boards = scored_anchors(net, config)?;
-        let scores: Vec<u8> = boards.iter().flat_map(|b| b.score.to_le_bytes()).collect();
-        (anchors, anchors_digest) = (boards.len() as u64, digest(&scores));
-        data = data.with_anchors(boards);
-    }
+    let data = Dataset::open(&config.data, &config.viri, &config.filter)?;
     let mut split = Split::new(data.len(), config.validation, config.seed)?;
     if !config.shuffle {
         split = split.in_file_order();
     }
-    // The held-out positions are the data's last, the anchors': all of them held out, the run
-    // would fine-tune unanchored.
-    if anchors > 0 && anchors <= split.validation_len() {
-        return Err(TrainerError::Config(format!(
-            "the anchor games hold {anchors} positions, no more than the {} held out for \
-             validation, which leaves none to train on: give more anchor games or a smaller \
-             --validation",
-            split.validation_len()
-        )));
-    }
     let config = &config.sized_to(split.training_len());
     let positions = format!(
-        "positions         {} ({} training, {} validation; {anchors} anchors), {:.2} epochs",
+        "positions         {} ({} training, {} validation), {:.2} epochs",
         data.len(),
         split.training_len(),
         split.validation_len(),
@@ -123,24 +90,22 @@ fn run_at<const N: usize, P: RowFormat>(config: &Config, start: Start) -> Result
             / split.training_len() as f64
     );
 
-    let model = match (init, &start.resume) {
-        (Some(model), None) => model,
+    // A resumed run takes its weights from the checkpoint, whatever its start was.
+    let model = match (&config.init, &start.resume) {
+        (Some(path), None) => {
+            let bytes = std::fs::read(path).map_err(TrainerError::io(path))?;
+            dequantise::<N>(&bytes, config.buckets).map_err(|reason| TrainerError::Init {
+                path: path.clone(),
+                reason,
+            })?
+        }
         _ => Model::random(config.seed, config.buckets),
     };
     let mut trainer = Trainer::<N, P>::new(model, &data, split, config.batch_size, config.threads)?;
-    if !config.train_buckets.is_empty() {
-        trainer.train_only_buckets(&config.train_buckets);
-    }
     let mut history = Vec::new();
     let resumed = start.resume.is_some();
     if let Some(checkpoint) = start.resume {
-        restore(
-            &mut trainer,
-            &mut history,
-            checkpoint,
-            (data.len(), anchors_digest),
-            config,
-        )?;
+        restore(&mut trainer, &mut history, checkpoint, data.len(), config)?;
     }
     // Written once the run is sure to go on: a refused resume leaves the run's record as it was.
     std::fs::create_dir_all(&config.out_dir).map_err(TrainerError::io(&config.out_dir))?;
@@ -207,7 +172,7 @@ fn run_at<const N: usize, P: RowFormat>(config: &Config, start: Start) -> Result
                 trainer.model(),
                 &config.out_dir.join(format!("{name}.nnue")),
             )?;
-            checkpoint(&trainer, &history, config, (data.len(), anchors_digest))
+            checkpoint(&trainer, &history, config, data.len())
                 .save(&config.out_dir.join(format!("{name}.ckpt")))?;
             say(format!("saved {name}.nnue and {name}.ckpt"));
         }
@@ -222,33 +187,6 @@ fn run_at<const N: usize, P: RowFormat>(config: &Config, start: Start) -> Result
         net.with_extension("f32").display()
     ));
     Ok(net)
-}
-
-/// The anchor games' positions, each scored by `net` (on `config.threads` threads).
-fn scored_anchors<const N: usize>(net: &Model<N>, config: &Config) -> Result<Vec<ChessBoard>> {
-    let mut boards = read_all_viriformat(&config.anchor, &config.filter)?;
-    boards.retain(|board| config.trains_on(board));
-    if boards.is_empty() {
-        return Err(TrainerError::NoPositions(
-            "the anchor games hold no positions (after filtering; of the buckets trained)".into(),
-        ));
-    }
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(config.threads)
-        .build()
-        .map_err(|e| {
-            TrainerError::Config(format!("cannot start {} threads: {e}", config.threads))
-        })?;
-    pool.install(|| boards.par_iter_mut().for_each(|b| b.score = net.score(b)));
-    Ok(boards)
-}
-
-/// The float model of the net a fine-tune starts from (and scores its anchors with).
-fn read_init<const N: usize>(path: &Path, buckets: usize) -> Result<Model<N>> {
-    read_net::<N>(path, buckets).map_err(|reason| TrainerError::Init {
-        path: path.to_owned(),
-        reason,
-    })
 }
 
 /// Saves the net even if the engine would refuse it (training may bring the weights back in
@@ -267,7 +205,7 @@ fn checkpoint<const N: usize, P: RowFormat>(
     trainer: &Trainer<N, P>,
     history: &[Record],
     config: &Config,
-    (data_len, anchors): (u64, u64),
+    data_len: u64,
 ) -> Checkpoint {
     Checkpoint {
         config_toml: config.to_toml(),
@@ -277,7 +215,6 @@ fn checkpoint<const N: usize, P: RowFormat>(
         threads: config.threads as u64,
         step: trainer.step,
         data_len,
-        anchors,
         history: history.to_vec(),
         params: trainer.model().params.clone(),
         momentum: trainer.adam.momentum.clone(),
@@ -289,7 +226,7 @@ fn restore<const N: usize, P: RowFormat>(
     trainer: &mut Trainer<N, P>,
     history: &mut Vec<Record>,
     checkpoint: Checkpoint,
-    (data_len, anchors): (u64, u64),
+    data_len: u64,
     config: &Config,
 ) -> Result<()> {
     let fail = |reason: String| Err(TrainerError::Config(format!("cannot resume: {reason}")));
@@ -316,13 +253,6 @@ fn restore<const N: usize, P: RowFormat>(
             "checkpoint was trained on {} positions, the data now has {data_len}",
             checkpoint.data_len
         ));
-    }
-    if checkpoint.anchors != anchors {
-        return fail(
-            "the --init net scores the anchor positions otherwise than when the run started \
-             (the net file changed)"
-                .into(),
-        );
     }
     if checkpoint.threads != config.threads as u64 {
         return fail(format!(

@@ -5,14 +5,12 @@
 //! gradient buffer, and buffers are added in thread order, so for a given seed and thread
 //! count every step is bit-for-bit reproducible.
 
-use std::ops::Range;
-
 use bulletformat::ChessBoard;
 use rayon::prelude::*;
 
 use crate::backprop::{backprop, copy_rows_to_runs, BlockedWeights, Gradients, CHUNK};
 use crate::error::{Result, TrainerError};
-use crate::features::Features;
+use crate::features::{target, Features};
 use crate::loader::Dataset;
 use crate::model::Model;
 use crate::optim::{self, AdamW, StepSize};
@@ -44,8 +42,6 @@ pub struct Trainer<'d, const N: usize, P: RowFormat> {
     pool: rayon::ThreadPool,
     workers: Vec<Worker<N, P>>,
     summed: Vec<f32>,
-    /// The parameters the optimiser updates, in order; the others stay as they are.
-    trainable: Vec<Range<usize>>,
 }
 
 impl<'d, const N: usize, P: RowFormat> Trainer<'d, N, P> {
@@ -80,18 +76,7 @@ impl<'d, const N: usize, P: RowFormat> Trainer<'d, N, P> {
                 })
                 .collect(),
             summed: vec![0.0; len],
-            trainable: std::iter::once(0..len).collect(),
         })
-    }
-
-    /// Freezes all but the output layer (weights and bias) of `buckets`.
-    pub fn train_only_buckets(&mut self, buckets: &[usize]) {
-        let mut trainable: Vec<Range<usize>> = buckets
-            .iter()
-            .flat_map(|&b| Model::<N>::output_layer_of(b, self.model.buckets))
-            .collect();
-        trainable.sort_by_key(|range| range.start);
-        self.trainable = trainable;
     }
 
     pub fn model(&self) -> &Model<N> {
@@ -151,12 +136,12 @@ impl<'d, const N: usize, P: RowFormat> Trainer<'d, N, P> {
         Ok(loss)
     }
 
-    /// Sums the workers' gradients (skipping rows a worker never touched), applies AdamW to the
-    /// trainable parameters and copies the new feature weights into the blocked layout, all in
-    /// parallel over stretches of parameters.
+    /// Sums the workers' gradients (skipping rows a worker never touched), applies AdamW and
+    /// copies the new feature weights into the blocked layout, all in parallel over stretches
+    /// of parameters.
     fn update(&mut self, step: StepSize) {
         let stretch = ROWS_PER_UPDATE * N;
-        let (workers, trainable) = (&self.workers, &self.trainable);
+        let workers = &self.workers;
         let mut runs = self.blocked.row_runs(ROWS_PER_UPDATE);
         runs.resize_with(self.model.params.len().div_ceil(stretch), Vec::new);
         let params = self.model.params.par_chunks_mut(stretch);
@@ -171,22 +156,11 @@ impl<'d, const N: usize, P: RowFormat> Trainer<'d, N, P> {
                 .zip(runs)
                 .enumerate()
                 .for_each(|(c, ((((p, m), v), sum), mut runs))| {
-                    let (first, end) = (c * stretch, c * stretch + p.len());
-                    let mut ranges = trainable.iter().filter_map(|range| {
-                        let (start, stop) = (range.start.max(first), range.end.min(end));
-                        (start < stop).then(|| start - first..stop - first)
-                    });
-                    let Some(first_range) = ranges.next() else {
-                        return;
-                    };
                     sum.fill(0.0);
                     for worker in workers {
-                        worker.grads.add_to(first, sum);
+                        worker.grads.add_to(c * stretch, sum);
                     }
-                    for r in std::iter::once(first_range).chain(ranges) {
-                        let (p, m, v) = (&mut p[r.clone()], &mut m[r.clone()], &mut v[r.clone()]);
-                        optim::update(p, m, v, &sum[r], step);
-                    }
+                    optim::update(p, m, v, sum, step);
                     copy_rows_to_runs::<N, P>(p, &mut runs);
                 })
         });
@@ -205,12 +179,10 @@ impl<'d, const N: usize, P: RowFormat> Trainer<'d, N, P> {
                 .map(|b| {
                     let mut sum = 0.0;
                     for i in b * VALIDATION_BLOCK..((b + 1) * VALIDATION_BLOCK).min(len) {
-                        let index = split.validation_index(i);
-                        let board = data.get(index);
+                        let board = data.get(split.validation_index(i));
                         let prediction =
                             crate::features::sigmoid(model.forward(&Features::of(&board)));
-                        let target = data.target(index, &board, wdl);
-                        sum += f64::from((prediction - target).powi(2));
+                        sum += f64::from((prediction - target(&board, wdl)).powi(2));
                     }
                     sum
                 })
@@ -235,9 +207,8 @@ fn fetch(
     boards.extend(chosen.iter().map(|&index| data.get(index)));
     positions.clear();
     positions.extend(
-        chosen
+        boards
             .iter()
-            .zip(boards.iter())
-            .map(|(&index, board)| (Features::of(board), data.target(index, board, wdl))),
+            .map(|board| (Features::of(board), target(board, wdl))),
     );
 }

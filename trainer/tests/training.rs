@@ -1,7 +1,6 @@
 //! Training end to end on generated data: the loss falls in either precision, runs are
 //! reproducible, the engine reads the quantised net and agrees with the float net (with output
-//! buckets too, bucket by bucket), anchors are trained toward their own scores, and NaN stops
-//! training.
+//! buckets too, bucket by bucket), and NaN stops training.
 
 use patina::nnue::{AccumulatorStack, Network, HIDDEN, QA, QB, SCALE};
 use patina::{placement_field, Board};
@@ -200,37 +199,4 @@ fn a_nan_loss_is_an_error_not_a_panic() {
         trainer.train_batch(0.001, 0.5),
         Err(TrainerError::NonFiniteLoss { step: 0, .. })
     ));
-}
-
-#[test]
-fn anchors_are_trained_toward_their_scores_alone() {
-    let model = Model::<HIDDEN>::random(5, 1);
-    let mut boards = synthetic::dataset(1_000, 6);
-    boards.iter_mut().for_each(|b| b.score = model.score(b));
-    let ordinary = boards[..10].to_vec();
-    // With λ = 1 an ordinary position's target is its result, an anchor's its score, which is
-    // the model's own output: the training loss on anchors is only the scores' rounding.
-    let loss = |data: &Dataset| {
-        let split = Split::new(data.len(), 0, 0).unwrap();
-        let mut trainer =
-            Trainer::<HIDDEN, F32Rows>::new(model.clone(), data, split, 256, 2).unwrap();
-        trainer.train_batch(1e-12, 1.0).unwrap()
-    };
-    let anchored = Dataset::from_boards(vec![]).with_anchors(boards.clone());
-    assert!(loss(&anchored) < 1e-7, "{}", loss(&anchored));
-    assert!(loss(&Dataset::from_boards(boards.clone())) > 1e-3);
-
-    // The first anchor is the first position after the others, however often anchors are added.
-    let data = Dataset::from_boards(ordinary)
-        .with_anchors(boards[10..500].to_vec())
-        .with_anchors(boards[500..].to_vec());
-    let (last_ordinary, first_anchor) = (data.get(9), data.get(10));
-    let result = |b: &bulletformat::ChessBoard| f32::from(b.result) / 2.0;
-    assert_eq!(data.target(9, &last_ordinary, 1.0), result(&last_ordinary));
-    let score = trainer::features::sigmoid(f32::from(first_anchor.score) / SCALE as f32);
-    assert_eq!(data.target(10, &first_anchor, 1.0), score);
-    assert_eq!(
-        data.target(999, &data.get(999), 1.0),
-        trainer::features::sigmoid(f32::from(data.get(999).score) / SCALE as f32)
-    );
 }

@@ -1,7 +1,7 @@
 //! Accumulators: the feature layer's output per perspective, updated incrementally.
 
 use super::simd::{Active, Kernels};
-use super::{feature_index, NetForPieces, Network, HIDDEN};
+use super::{feature_index, Network, HIDDEN};
 use crate::board::Board;
 use crate::types::{Color, Move, Piece, PieceType, Square};
 
@@ -76,7 +76,6 @@ impl FeatureDelta {
 
 /// One pair of accumulators per ply of the current line. Making a move writes the next
 /// entry from the current one; unmaking just steps back; a null move shares its parent's.
-/// Each entry holds the accumulators of the net its piece count picks (`NetForPieces`).
 pub struct AccumulatorStack {
     entries: Vec<Entry>,
     top: usize,
@@ -91,7 +90,7 @@ struct Entry {
 }
 
 impl AccumulatorStack {
-    pub fn new(nets: &impl NetForPieces, board: &Board) -> Self {
+    pub fn new(net: &Network, board: &Board) -> Self {
         let mut stack = Self {
             entries: vec![
                 Entry {
@@ -104,22 +103,20 @@ impl AccumulatorStack {
             ],
             top: 0,
         };
-        stack.refresh(nets, board);
+        stack.refresh(net, board);
         stack
     }
 
     /// Recomputes the current entry from the board.
-    pub fn refresh(&mut self, nets: &impl NetForPieces, board: &Board) {
-        let pieces = board.occupied().count() as usize;
-        let net = nets.for_pieces(pieces);
+    pub fn refresh(&mut self, net: &Network, board: &Board) {
         self.entries[self.top] = Entry {
             accumulators: Color::BOTH.map(|c| Accumulator::refresh(net, board, c)),
-            pieces,
+            pieces: board.occupied().count() as usize,
         };
     }
 
     /// Call before `board.make_move(mv)`, with the board as it is before the move.
-    pub fn make_move(&mut self, nets: &impl NetForPieces, board: &Board, mv: Move) {
+    pub fn make_move(&mut self, net: &Network, board: &Board, mv: Move) {
         let delta = FeatureDelta::of_move(board, mv);
         if self.top + 1 == self.entries.len() {
             self.entries.push(self.entries[self.top]);
@@ -128,23 +125,16 @@ impl AccumulatorStack {
         let (parent, child) = (&done[self.top], &mut rest[0]);
         // A capture removes one feature more than it adds; every other move as many as it adds.
         child.pieces = parent.pieces + delta.n_added - delta.n_removed;
-        let net = nets.for_pieces(child.pieces);
-        // A capture into the endgame net's range: the parent's position is first accumulated
-        // afresh in that net (at most ENDGAME_PIECES + 1 pieces, once per line).
-        let switched;
-        let parent = if std::ptr::eq(net, nets.for_pieces(parent.pieces)) {
-            &parent.accumulators
-        } else {
-            switched = Color::BOTH.map(|c| Accumulator::refresh(net, board, c));
-            &switched
-        };
         for perspective in Color::BOTH {
             let p = perspective.index();
             let row = |(piece, sq): (Piece, Square)| {
                 &net.feature_weights[feature_index(perspective, piece, sq)]
             };
             let (add0, sub0) = (row(delta.added[0]), row(delta.removed[0]));
-            let (output, input) = (&mut child.accumulators[p].values, &parent[p].values);
+            let (output, input) = (
+                &mut child.accumulators[p].values,
+                &parent.accumulators[p].values,
+            );
             match (delta.n_added, delta.n_removed) {
                 (1, 1) => Active::add_sub(output, input, add0, sub0),
                 (1, _) => Active::add_sub_sub(output, input, add0, sub0, row(delta.removed[1])),
@@ -176,12 +166,11 @@ impl AccumulatorStack {
     }
 
     /// Static evaluation in centipawns for the side to move.
-    pub fn evaluate(&self, nets: &impl NetForPieces, side_to_move: Color) -> i32 {
+    pub fn evaluate(&self, net: &Network, side_to_move: Color) -> i32 {
         let Entry {
             accumulators: [white, black],
             pieces,
         } = &self.entries[self.top];
-        let net = nets.for_pieces(*pieces);
         match side_to_move {
             Color::White => net.evaluate(white, black, *pieces),
             Color::Black => net.evaluate(black, white, *pieces),

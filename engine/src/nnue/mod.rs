@@ -1,19 +1,16 @@
 //! The evaluation: a 768→N×2→B network with SCReLU, quantised to i16, in bullet's file layout.
 //! Of its B outputs (output buckets) one is computed, chosen by the number of pieces on the
-//! board; B = 1 is a plain 768→N×2→1 net. An endgame net of the same shape may take over in
-//! positions of few pieces (`Networks`).
+//! board; B = 1 is a plain 768→N×2→1 net.
 //!
 //! This module is the single definition of the network's shape, quantisation and feature
 //! index; the trainer and datagen import it from here.
 
 mod accumulator;
 mod network;
-mod networks;
 pub mod simd;
 
 pub use accumulator::{Accumulator, AccumulatorStack};
 pub use network::{check_ranges, Network, NetworkError, EMBEDDED_NET_NAME};
-pub use networks::{embedded_endgame_net_name, NetForPieces, Networks, ENDGAME_PIECES};
 
 use crate::types::{Color, Piece, Square};
 

@@ -110,7 +110,7 @@ impl ThreadData {
     fn evaluate(&self, shared: &SharedContext) -> Score {
         let raw = self
             .nnue
-            .evaluate(&shared.networks, self.board.side_to_move());
+            .evaluate(&shared.network, self.board.side_to_move());
         raw.clamp(-TB_WIN_BOUND + 1, TB_WIN_BOUND - 1)
     }
 
@@ -149,7 +149,7 @@ impl ThreadData {
             .piece_at(mv.from())
             .expect("a move starts on a piece");
         self.stack[ply].played = Some((piece, mv.to()));
-        self.nnue.make_move(&shared.networks, &self.board, mv);
+        self.nnue.make_move(&shared.network, &self.board, mv);
         self.board.make_move(mv);
         shared.tt.prefetch(self.board.key());
     }

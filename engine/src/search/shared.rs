@@ -1,12 +1,12 @@
 //! What every search thread reads and the main thread controls: the transposition table, the
-//! nets, the stop and ponder flags, per-thread node counters and the options a running search
+//! network, the stop and ponder flags, per-thread node counters and the options a running search
 //! reads.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::time::Duration;
 
 use super::Limits;
-use crate::nnue::Networks;
+use crate::nnue::Network;
 use crate::syzygy::SyzygyConfig;
 use crate::time::DEFAULT_MOVE_OVERHEAD;
 use crate::tt::TranspositionTable;
@@ -19,7 +19,7 @@ struct NodeCounter(AtomicU64);
 /// State every search thread reads: created once, resized only between searches.
 pub struct SharedContext {
     pub tt: TranspositionTable,
-    pub networks: Networks,
+    pub network: Box<Network>,
     pub stop: AtomicBool,
     /// Set while a `go ponder` search waits for `ponderhit`.
     pub pondering: AtomicBool,
@@ -34,11 +34,11 @@ pub struct SharedContext {
 }
 
 impl SharedContext {
-    pub fn new(hash_mb: usize, networks: Networks, threads: usize) -> Self {
+    pub fn new(hash_mb: usize, network: Box<Network>, threads: usize) -> Self {
         Self {
             tt: TranspositionTable::new(hash_mb, threads)
                 .expect("memory for the default hash table"),
-            networks,
+            network,
             stop: AtomicBool::new(false),
             pondering: AtomicBool::new(false),
             node_counters: (0..threads).map(|_| NodeCounter::default()).collect(),

@@ -7,7 +7,7 @@ use arrayvec::ArrayVec;
 use super::history::{ContinuationKey, Histories};
 use super::{Limits, RootMove, SharedContext, MAX_PLY};
 use crate::board::Board;
-use crate::nnue::{AccumulatorStack, Networks};
+use crate::nnue::{AccumulatorStack, Network};
 use crate::time::TimeManager;
 use crate::types::{Move, Score};
 
@@ -79,11 +79,11 @@ pub struct ThreadData {
 }
 
 impl ThreadData {
-    pub fn new(id: usize, networks: &Networks) -> Self {
+    pub fn new(id: usize, network: &Network) -> Self {
         let board = Board::startpos();
         Self {
             id,
-            nnue: AccumulatorStack::new(networks, &board),
+            nnue: AccumulatorStack::new(network, &board),
             board,
             stack: vec![StackEntry::default(); MAX_PLY + 8],
             histories: Histories::default(),
@@ -126,7 +126,7 @@ impl ThreadData {
     /// `searchmoves` if any), none where there is nothing to search.
     pub(crate) fn prepare(&mut self, shared: &SharedContext, board: &Board, limits: &Limits) {
         self.board = board.clone();
-        self.nnue.refresh(&shared.networks, &self.board);
+        self.nnue.refresh(&shared.network, &self.board);
         self.nodes = 0;
         self.seldepth = 0;
         self.root_depth = 0;

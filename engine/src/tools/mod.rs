@@ -1,9 +1,8 @@
 //! Tools built into the engine: perft, bench, OpenBench's genfens, and the opening sources
-//! (books, random material) and PGN reader that datagen shares.
+//! (books) and PGN reader that datagen shares.
 
 pub mod bench;
 pub mod genfens;
-pub mod material;
 pub mod nnbench;
 pub mod openings;
 pub mod perft;

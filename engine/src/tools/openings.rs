@@ -1,14 +1,12 @@
-//! Where self-play games start: a book position, the start position (or a double Fischer
-//! random one) or a random placement of some material, followed by a few uniformly random
-//! legal moves for diversity, and kept only if a short search finds it balanced. Datagen and
-//! OpenBench's `genfens` both draw from here.
+//! Where self-play games start: a book position or the start position (or a double Fischer
+//! random one), followed by a few uniformly random legal moves for diversity, and kept only if
+//! a short search finds it balanced. Datagen and OpenBench's `genfens` both draw from here.
 
 use std::path::Path;
 
 use rand_xoshiro::rand_core::RngCore;
 use thiserror::Error;
 
-use super::material::Material;
 use crate::board::{Board, START_FEN};
 use crate::engine::Engine;
 use crate::search::{Limits, SearchResult, Silent};
@@ -197,8 +195,6 @@ pub enum Start<'a> {
     /// A double Fischer random start.
     Dfrc,
     Book(&'a Book),
-    /// A random placement of one of these materials, each as likely.
-    Material(&'a [Material]),
 }
 
 /// How to begin a game before the engine plays it.
@@ -209,13 +205,11 @@ pub struct OpeningSource<'a> {
 }
 
 impl<'a> OpeningSource<'a> {
-    /// Random plies default to fewer after a book position, which is varied already, and to
-    /// none after a random placement.
+    /// Random plies default to fewer after a book position, which is varied already.
     pub fn new(start: Start<'a>, random_plies: Option<std::ops::RangeInclusive<u32>>) -> Self {
         let default = match start {
             Start::StartPosition | Start::Dfrc => RANDOM_PLIES,
             Start::Book(_) => RANDOM_PLIES_AFTER_BOOK,
-            Start::Material(_) => 0..=0,
         };
         Self {
             start,
@@ -248,16 +242,13 @@ impl<'a> OpeningSource<'a> {
         None
     }
 
-    /// A start followed by random legal moves; `None` if a random placement was illegal or
-    /// the random moves reached a position with no legal move (the caller draws again).
+    /// A start followed by random legal moves; `None` if the random moves reached a position
+    /// with no legal move (the caller draws again).
     pub fn generate(&self, rng: &mut impl RngCore) -> Option<Board> {
         let mut board = match self.start {
             Start::StartPosition => Board::from_fen(START_FEN).expect("start position parses"),
             Start::Dfrc => dfrc_board(rng.next_u64() as usize % 960, rng.next_u64() as usize % 960),
             Start::Book(book) => book.random(rng),
-            Start::Material(materials) => {
-                materials[rng.next_u64() as usize % materials.len()].random_board(rng)?
-            }
         };
         let span = u64::from(self.random_plies.end() - self.random_plies.start() + 1);
         let plies = self.random_plies.start() + (rng.next_u64() % span) as u32;

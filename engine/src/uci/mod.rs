@@ -11,7 +11,6 @@ use command::{Command, GoCommand, ParseError};
 
 use crate::board::attacks::SLIDERS;
 use crate::engine::{Engine, DEFAULT_HASH_MB, MAX_HASH_MB, MAX_THREADS};
-use crate::nnue::NetForPieces;
 use crate::search::{Reporter, ScoreBound, SearchInfo, SearchResult};
 use crate::time::DEFAULT_MOVE_OVERHEAD;
 use crate::tools::{bench, genfens, nnbench, perft};
@@ -194,14 +193,10 @@ impl Uci {
                 } else {
                     -eval
                 };
-                let pieces = self.engine.board().occupied().count() as usize;
-                let networks = self.engine.networks();
-                let endgame = !std::ptr::eq(networks.for_pieces(pieces), &*networks.main);
                 println!(
-                    "NNUE evaluation: {} cp (side to move), {} cp (White){}",
+                    "NNUE evaluation: {} cp (side to move), {} cp (White)",
                     wdl::to_cp(eval),
-                    wdl::to_cp(white),
-                    if endgame { ", by the endgame net" } else { "" }
+                    wdl::to_cp(white)
                 );
             }
             Command::Display => self.display(),
@@ -216,7 +211,7 @@ impl Uci {
                 // The trial searches run on an engine of their own with the same net, one
                 // thread and a fresh hash: the openings then depend on the seed alone, not on
                 // `Threads`, `Hash` or `MultiPV`, and the game's position and hash stay.
-                let mut trials = Engine::new(self.engine.networks().clone());
+                let mut trials = Engine::new(Box::new(self.engine.network().clone()));
                 trials.set_chess960(self.engine.options().chess960);
                 genfens::generate(&mut trials, &request, |fen| {
                     println!("info string genfens {fen}");
@@ -242,7 +237,6 @@ impl Uci {
         println!("option name UCI_Chess960 type check default false");
         println!("option name UCI_ShowWDL type check default false");
         println!("option name EvalFile type string default <embedded>");
-        println!("option name EvalFileEndgame type string default <embedded>");
         println!("option name Clear Hash type button");
         println!("option name SyzygyPath type string default <empty>");
         println!("option name SyzygyProbeDepth type spin default 1 min 1 max 100");
@@ -303,16 +297,6 @@ impl Uci {
                         .load_network(Path::new(path))
                         .map_err(|e| format!("{path}: {e}; keeping the current net"))?;
                     println!("info string loaded net {path}");
-                }
-            }
-            "evalfileendgame" => {
-                let path = value_of()?;
-                self.engine
-                    .set_endgame_network(Path::new(path))
-                    .map_err(|e| format!("{path}: {e}; keeping the current endgame net"))?;
-                match &self.engine.networks().endgame {
-                    Some(_) => println!("info string endgame net {path}"),
-                    None => println!("info string no endgame net"),
                 }
             }
             "clear hash" => self.engine.clear(),
@@ -393,7 +377,7 @@ impl Uci {
 
     fn bench(&mut self, depth: Option<i32>, nn: bool) {
         if nn {
-            println!("{}", nnbench::run(&self.engine.networks().main));
+            println!("{}", nnbench::run(self.engine.network()));
             return;
         }
         let board = self.engine.board().clone();
