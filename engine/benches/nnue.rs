@@ -1,6 +1,6 @@
 //! Nanoseconds per accumulator update and per evaluation at widths N = 128..1024, for the
 //! scalar reference and each vector path this build compiles. Results and the exact commands
-//! are in RESULTS.md.
+//! are in docs/experiments.md ("NNUE kernels").
 //!
 //! An update is one `add_sub` of width N (one perspective of a quiet move); an evaluation is
 //! the two `screlu_dot` calls over both perspectives (the output arithmetic after them is a

@@ -13,7 +13,7 @@ import stats  # noqa: E402
 
 SCRIPTS = Path(__file__).resolve().parent.parent
 
-# Ablation matches in CHANGELOG.md: pentanomial counts, with the Elo ± error and the LLR
+# Ablation matches in docs/experiments.md: pentanomial counts, with the Elo ± error and the LLR
 # for bounds [0, 10] (normalized model) that fastchess 1.x printed for them.
 FASTCHESS_PRINTED = [
     ([1, 11, 34, 33, 21], 111, 37, 2.10),
@@ -60,7 +60,7 @@ class Elo(unittest.TestCase):
         self.assertAlmostEqual(stats.expected_score(stats.elo(0.7)), 0.7)
 
     def test_trinomial_interval(self):
-        # The 1+0.01 time-forfeit match in CHANGELOG.md: +173 Elo, [+159, +188].
+        # The 1+0.01 match in docs/experiments.md: +173 Elo, [+159, +188].
         mean, variance = stats.mean_and_variance(stats.TRINOMIAL, (1234, 453, 313))
         low, high = stats.elo_interval(mean, math.sqrt(variance / 2000))
         self.assertEqual([round(stats.elo(mean)), round(low), round(high)], [173, 159, 188])

@@ -92,7 +92,7 @@ impl Split {
 
     /// Reads positions in file order instead, for data shuffled beforehand: the held-out
     /// positions are the first ones and every epoch repeats the same order. Random reads cost
-    /// cache misses that sequential reads do not (see BENCH.md).
+    /// cache misses that sequential reads do not (docs/experiments.md, "Trainer speed").
     pub fn in_file_order(self) -> Self {
         Self {
             shuffled: false,
