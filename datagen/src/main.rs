@@ -1,4 +1,4 @@
-//! `datagen`: self-play data generation and the tools around its files. See README.md.
+//! `datagen`: self-play data generation and the tools around its files. See docs/datagen.md.
 
 use std::process::ExitCode;
 

@@ -45,7 +45,7 @@ pub struct PlayArgs {
     pub net: Option<PathBuf>,
     /// Soft node limit per move: the search finishes the iteration that passes it.
     /// 2500 by default: at equal CPU time its games made a stronger net than games at 5000
-    /// (docs/datagen.md).
+    /// (docs/experiments.md).
     #[arg(long, default_value_t = 2500)]
     pub nodes: u64,
     /// Hard node limit per move [default: 10 × --nodes].
