@@ -24,9 +24,9 @@ forfeits means little if games routinely end a few milliseconds from a loss.
 
 `sprt` pools game pairs (the two games of one opening, `-repeat`) from any number of fastchess
 runs into one pentanomial SPRT, with fastchess's default normalized-Elo model, alpha = beta =
-0.05. It lets a long test run as short, pausable chunks (`FIXED=1 MAX_ROUNDS=25 sprt.sh`) and
+0.05. It lets a long test run as short, pausable chunks (`FIXED=1 MAX_ROUNDS=25 match.sh sprt`) and
 still stop where one uninterrupted fastchess SPRT would. An unfinished pair is left out. Exits
-0 when H1 is accepted, 1 for H0, 3 while undecided, like `sprt.sh`.
+0 when H1 is accepted, 1 for H0, 3 while undecided, like `match.sh sprt`.
 
 `tally` and `ledger` keep a long match's record in a few bytes per chunk: `tally` appends one
 tab-separated row (results, game pairs by points, abnormal endings by side, each side's lowest
@@ -35,7 +35,7 @@ and, with `--sprt`, the LLR that `sprt` would give for all the chunks' PGNs toge
 ledger is a small text file kept apart from the PGNs (outside git, ~/patina-data/matches/ for
 gauntlets), so a copy of it carries the count to another machine. Copies played on several
 machines at once come back together with `merge`: it appends the rows of each copy that the
-ledger lacks, and refuses a copy whose first line (the binaries and settings `chunks.sh` wrote)
+ledger lacks, and refuses a copy whose first line (the binaries and settings `match.sh chunks` wrote)
 differs. A row may give its results and abnormal endings as `-` (not recorded): the row that
 carries over a match's count from a report when its PGNs and ledger are lost; the totals say how
 many games lack them.
@@ -259,7 +259,7 @@ def pentanomial(paths, engine):
 
 def report_pairs(counts, bounds):
     """Prints the Elo of pentanomial counts and, given (elo0, elo1), the SPRT's LLR and verdict;
-    returns sprt.sh's exit code: 0 for H1 (and without bounds), 1 for H0, 3 while undecided."""
+    returns `match.sh sprt`'s exit code: 0 for H1 (and without bounds), 1 for H0, 3 while undecided."""
     pairs = sum(counts)
     mean, variance = stats.mean_and_variance(stats.PENTANOMIAL, counts)
     low, high = stats.elo_interval(mean, math.sqrt(variance / pairs))
@@ -377,7 +377,7 @@ def merge(args):
 
     def identity(path, text):
         if not text or not text[0].startswith("#"):
-            fail(f"{path}: no first line naming the binaries and settings (chunks.sh writes one)")
+            fail(f"{path}: no first line naming the binaries and settings (`match.sh chunks` writes one)")
         return text[0]
 
     def rows(path, text):
@@ -414,7 +414,7 @@ def merge(args):
         games_added = sum(int(row.split("\t")[LEDGER_COLUMNS.index("games")]) for row in fresh)
         said.append(f"{other}: {len(fresh)} rows, {games_added} games added")
     if added:
-        # Appended, not rewritten: a chunks.sh still playing into the ledger keeps its rows.
+        # Appended, not rewritten: a `match.sh chunks` still playing into the ledger keeps its rows.
         with open(args.ledger, "a+", encoding="utf-8") as ledger:
             ledger.seek(0)
             text = ledger.read()
@@ -476,7 +476,7 @@ def main():
     ):
         commands[name] = sub.add_parser(name)
         commands[name].add_argument(
-            "--engine", default="new", help="whose games: a name prefix (sprt.sh and gauntlet.sh name Patina `new`)"
+            "--engine", default="new", help="whose games: a name prefix (match.sh names Patina `new`)"
         )
         if name == "sprt":
             commands[name].add_argument("elo0", type=float)

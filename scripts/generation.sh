@@ -5,7 +5,7 @@
 #   2. train:   a candidate on the games of the last $WINDOW generations (checkpoints resume)
 #               (a finished candidate is reused: move $DATA/train-gen<K+1> aside to train afresh,
 #               e.g. on more games)
-#   3. test:    SPRT candidate vs current default (scripts/sprt.sh)
+#   3. test:    SPRT candidate vs current default (scripts/match.sh sprt)
 #   4. promote: on H1, copy the net into nets/, make it the default, record its lineage
 #
 # Usage: scripts/generation.sh            (run from anywhere; re-run after a stop to resume)
@@ -25,7 +25,7 @@
 #   BATCHES [25]           batches of 16384 per superbatch
 #   LR [0.001]  LR_END [0.00001] cosine schedule   WDL [0.3 after gen 0, 1.0 for gen 0's data] λ
 #   PRECISION [bf16]       the trainer's working rows (f32: bullet's arithmetic, as gen1–gen5)
-#   TC [8+0.08]  ELO0 [0]  ELO1 [5]  MAX_ROUNDS [3000]   SPRT settings (see sprt.sh); a small
+#   TC [8+0.08]  ELO0 [0]  ELO1 [5]  MAX_ROUNDS [3000]   SPRT settings (see match.sh); a small
 #   MAX_ROUNDS suits early generations, whose gains are large enough to decide in a few games
 #   MIN_GAMES [40]         games before a verdict counts: a match stopped or ended with fewer is
 #                          undecided
@@ -216,7 +216,7 @@ else
   export -f verdict watch_match
   OUT=$sprt_dir TC=${TC:-8+0.08} MAX_ROUNDS=${MAX_ROUNDS:-3000} THREADS=1 FIXED=1 \
     setsid bash -c 'watch_match "$@"' sprt \
-    "$repo/scripts/sprt.sh" "$bin/patina-candidate" "$bin/patina-base" "${ELO0:-0}" "${ELO1:-5}" &
+    "$repo/scripts/match.sh" sprt "$bin/patina-candidate" "$bin/patina-base" "${ELO0:-0}" "${ELO1:-5}" &
   sprt=$!
   trap 'kill -TERM -- "-$sprt" 2>/dev/null || true' EXIT
 fi
@@ -236,7 +236,7 @@ if [ $decision -eq 4 ]; then
   log "the verdict could not be read from $sprt_dir/fastchess.log (above); re-run once it can"
   exit 1
 fi
-# sprt.sh's 5: fastchess failed or was stopped (as this script stops a decided match).
+# match.sh's 5: fastchess failed or was stopped (as this script stops a decided match).
 if [ $decision -eq 3 ] && [ $match_status -eq 5 ]; then
   log "the match failed undecided: see $sprt_dir/fastchess.log; re-run to play it again"
   exit 1

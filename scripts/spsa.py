@@ -16,7 +16,7 @@ every iteration, so a killed run continues where it stopped; `--state` with a ne
 afresh. The log beside it has one CSV row per iteration. At the end (or with --show) the tuned
 values are printed as `setoption` lines and as `params.rs` entries.
 
-Each iteration's games are a fixed-length scripts/sprt.sh match (fastchess from $FASTCHESS or
+Each iteration's games are a fixed-length `scripts/match.sh sprt` match (fastchess from $FASTCHESS or
 PATH, the book from ../shared/books unless --book names one).
 """
 import argparse
@@ -31,7 +31,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from games import SCORE, games  # noqa: E402
 
-SPRT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "sprt.sh")
+MATCH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "match.sh")
 # What the tune build adds: its parameters are named as in params.rs, Rust names in lower case
 # (rfp_margin); every standard UCI option (Hash, Threads, SyzygyProbeDepth, ...) is capitalised.
 TUNABLE = re.compile(r"[a-z][a-z0-9_]*")
@@ -89,7 +89,7 @@ def option_words(values):
 
 def play(engine, plus, minus, settings, seed):
     """W − L of θ+ over `pairs` game pairs, and the number of games played: a fixed-length match
-    played by scripts/sprt.sh, θ+ as `new` and θ− as `base`."""
+    played by `scripts/match.sh sprt`, θ+ as `new` and θ− as `base`."""
     with tempfile.TemporaryDirectory() as tmp:
         env = dict(os.environ, FIXED="1", MAX_ROUNDS=str(settings["pairs"]), OUT=tmp,
                    TC=settings["tc"], HASH=str(settings["hash"]), THREADS="1", SRAND=str(seed),
@@ -97,7 +97,7 @@ def play(engine, plus, minus, settings, seed):
         env.pop("BOOK", None)
         if settings["book"]:
             env["BOOK"] = settings["book"]
-        match = subprocess.run([SPRT, engine, engine], env=env, capture_output=True, text=True)
+        match = subprocess.run([MATCH, "sprt", engine, engine], env=env, capture_output=True, text=True)
         wins_minus_losses, played = 0, 0
         pgn = os.path.join(tmp, "games.pgn")
         for tags in games([pgn]) if os.path.exists(pgn) else []:
@@ -108,7 +108,7 @@ def play(engine, plus, minus, settings, seed):
             wins_minus_losses += {1.0: 1, 0.5: 0, 0.0: -1}[plus_score]
             played += 1
         if played == 0:
-            sys.exit(f"no game finished (scripts/sprt.sh exit {match.returncode}):\n{match.stderr}")
+            sys.exit(f"no game finished (scripts/match.sh exit {match.returncode}):\n{match.stderr}")
         return wins_minus_losses, played
 
 

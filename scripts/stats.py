@@ -1,7 +1,7 @@
 """Match statistics for every script here, in one place so that each number is computed one way.
 
 Scores are from one engine's side, in [0, 1]; Elo is logistic. The SPRT is fastchess's: its
-pentanomial model of normalized Elo and its decision bounds (alpha = beta = 0.05, as sprt.sh
+pentanomial model of normalized Elo and its decision bounds (alpha = beta = 0.05, as match.sh
 passes them). lineage.py also uses the older trinomial approximation of the logistic-Elo GSPRT,
 which still decides the matches fastchess's model cannot (nearly every game won).
 

@@ -4,8 +4,9 @@ import stat
 from pathlib import Path
 
 # Plays `-rounds` pairs of instant games into `-pgnout file=…` (White wins every game, or the
-# engine named $WINNER does), or only $GAMES_BEFORE_CRASH of them, as fastchess would print them; appends its arguments, one line
-# each call, to $FASTCHESS_ARGS if set.
+# engine named $WINNER does), or only $GAMES_BEFORE_CRASH of them, as fastchess would print them;
+# ends with fastchess's verdict line when $ACCEPTED names a hypothesis (H0, H1); appends its
+# arguments, one line each call, to $FASTCHESS_ARGS if set.
 FASTCHESS = r'''#!/usr/bin/env python3
 import json, os, sys
 args = sys.argv[1:]
@@ -22,6 +23,8 @@ with open(path, "a") as pgn:
         pgn.write(f'[Event "t"]\n[Round "{game // 2 + 1}"]\n[White "{white}"]\n[Black "{black}"]\n'
                   f'[Result "{result}"]\n[TimeControl "8+0.08"]\n\n1. e4 {{+0.1/5 0.100s}} {result}\n\n')
 print(f"Games: {games}, Wins: 0, Losses: 0, Draws: 0")
+if "ACCEPTED" in os.environ:
+    print(f"SPRT ([0.00, 5.00]) completed - {os.environ['ACCEPTED']} was accepted")
 '''
 
 

@@ -1,4 +1,4 @@
-"""chunks.sh with a stand-in fastchess: resuming, refusing other binaries, cut-short chunks, SPRTs."""
+"""match.sh chunks with a stand-in fastchess: resuming, refusing other binaries, cut-short chunks, SPRTs."""
 
 import json
 import os
@@ -34,7 +34,7 @@ class Chunks(unittest.TestCase):
         environment = dict(os.environ, FASTCHESS=str(self.dir / "fastchess"), BOOK=str(self.dir / "book.pgn"),
                            DATA=str(self.dir / "data"), GAMES=str(games), CHUNK=str(chunk))
         environment.update(env)
-        return subprocess.run([str(SCRIPTS / "chunks.sh"), str(self.ledger), str(self.dir / new), str(self.dir / "base")],
+        return subprocess.run([str(SCRIPTS / "match.sh"), "chunks", str(self.ledger), str(self.dir / new), str(self.dir / "base")],
                               env=environment, capture_output=True, text=True)
 
     def rows(self):
@@ -101,11 +101,11 @@ class Chunks(unittest.TestCase):
         self.assertEqual(done.returncode, 2, "not taken for H0")
         self.assertIn("cannot pool", done.stderr)
 
-    def test_a_failing_match_runner_is_not_a_verdict(self):
+    def test_a_missing_fastchess_is_refused_before_any_game(self):
         done = self.run_chunks(games=4, SPRT="0 5", FASTCHESS=str(self.dir / "missing"))
-        self.assertEqual(done.returncode, 4)
-        self.assertIn("sprt.sh failed", done.stderr)
-        self.assertEqual(self.rows(), [])
+        self.assertEqual(done.returncode, 2, "not taken for H0")
+        self.assertIn("fastchess not found", done.stderr)
+        self.assertFalse(self.ledger.exists())
 
     def test_a_fastchess_that_fails_is_its_own_error(self):
         # As fastchess does when an engine, the book or an option does not load: no PGN, exit 1.

@@ -1,4 +1,4 @@
-"""spsa.py with a stand-in fastchess and engine: the match it asks scripts/sprt.sh for, and the step."""
+"""spsa.py with a stand-in fastchess and engine: the match it asks scripts/match.sh for, and the step."""
 
 import json
 import os
