@@ -8,7 +8,14 @@
 #   3. test:    SPRT candidate vs current default (scripts/match.sh sprt)
 #   4. promote: on H1, copy the net into nets/, make it the default, record its lineage
 #
-# Usage: scripts/generation.sh            (run from anywhere; re-run after a stop to resume)
+# Usage: scripts/generation.sh [datagen]  (run from anywhere; re-run after a stop to resume)
+# `datagen` runs step 1 alone: the self-play campaign that gathers the next generation's games
+# in the background, at the lowest priority so that builds and matches come first; kill its
+# datagen for a benchmark or a match that needs quiet cores, and run it again after:
+#
+#   POSITIONS=30000000 THREADS=$(nproc) setsid nice -n 19 scripts/generation.sh datagen \
+#     >> ~/patina-data/campaign.log 2>&1 &
+#
 # One run at a time per DATA: a run holds DATA/generation.lock (so do the datagen, trainer and
 # match it started, which may outlive a killed run), and another is refused while it is held.
 #
@@ -31,6 +38,10 @@
 #                          undecided
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
+case ${1:-}:$# in
+  :0 | datagen:1) ;;
+  *) echo "usage: scripts/generation.sh [datagen]" >&2; exit 2 ;;
+esac
 DATA=${DATA:-$HOME/patina-data}
 THREADS=${THREADS:-2}
 mkdir -p "$DATA/bin"
@@ -38,10 +49,13 @@ exec 9> "$DATA/generation.lock"
 flock -n 9 || { echo "$DATA/generation.lock is held: another generation.sh runs in $DATA, or a datagen, trainer or match that one started still does" >&2; exit 2; }
 
 # Check the tools the last steps need before hours of self-play.
-. "$repo/scripts/lib.sh"
-find_fastchess
-python3 -c "import tomllib, matplotlib" 2>/dev/null \
-  || { echo "lineage.py needs Python 3.11+ and matplotlib: pip install -r scripts/requirements.txt" >&2; exit 2; }
+if [ $# -eq 0 ]; then
+  # shellcheck source=lib.sh
+  . "$repo/scripts/lib.sh"
+  find_fastchess
+  python3 -c "import tomllib, matplotlib" 2>/dev/null \
+    || { echo "lineage.py needs Python 3.11+ and matplotlib: pip install -r scripts/requirements.txt" >&2; exit 2; }
+fi
 
 log() { echo "[$(date +%H:%M:%S)] $*"; }
 
@@ -94,6 +108,7 @@ mkdir -p "$games"
   --nodes "${NODES:-2500}" --net "$parent" --seed "$((k * 1000 + 1))" > "$games/datagen.log" 2>&1 \
   || { log "datagen failed, see $games/datagen.log"; exit 1; }
 "$bin/datagen" stats "$games"/*.vf | head -3
+[ $# -eq 0 ] || exit 0
 
 # 2. Train the candidate on the newest generations' games: each generation's directory, and
 # any other of its net's self-play beside it as gen<g>-<name> (another recipe, e.g. fewer nodes;
