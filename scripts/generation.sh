@@ -65,7 +65,6 @@ record_lineage() {
   local args
   mapfile -t args < "$1"
   python3 "$repo/scripts/lineage.py" record "${args[@]}"
-  python3 "$repo/scripts/lineage.py" render
   rm "$1"
 }
 

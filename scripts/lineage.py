@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""The nets' lineage: `record` appends a promoted net to nets/lineage.json; `render` rewrites the
-lineage table in nets/README.md and plots Elo by generation (nets/elo-by-generation.png)."""
+"""The nets' lineage: `record` appends a promoted net to nets/lineage.json and plots Elo by
+generation (nets/elo-by-generation.png), which `plot` redraws; `verdict` decides a generation's
+SPRT from its fastchess log."""
 
 import argparse
 import csv
@@ -17,7 +18,6 @@ import stats
 
 NETS = Path(__file__).resolve().parent.parent / "nets"
 LINEAGE = NETS / "lineage.json"
-BEGIN, END = "<!-- lineage:begin -->", "<!-- lineage:end -->"
 # A match without losses has a perfect score or nearly: its Elo is kept finite (+2400 at most).
 EPS = 1e-6
 
@@ -74,16 +74,10 @@ def lower_bound(wdl):
     return stats.elo(stats.wilson_lower((w + 0.5 * d) / (w + d + l), w + d + l), EPS)
 
 
-def elo_text(s):
-    if s["wdl"][2] == 0 and s["wdl"][0] > 0:
-        return f"≥ {lower_bound(s['wdl']):+.0f} (95% lower bound; no losses)"
-    return f"{s['elo']:+.1f} ± {s['error']:.1f}"
-
-
 def record(args):
     net = NETS / args.net
     train = Path(args.train_dir)
-    history = list(csv.DictReader((train / "log.csv").open()))
+    history = list(csv.DictReader((train / "log.csv").read_text().splitlines()))
     config = (train / "config.toml").read_text()
     entry = {
         "net": args.net,
@@ -107,6 +101,7 @@ def record(args):
     }
     lineage = [e for e in load() if e["net"] != args.net] + [entry]
     LINEAGE.write_text(json.dumps(lineage, indent=2) + "\n")
+    plot()
 
 
 def sources(datagen, config):
@@ -148,90 +143,9 @@ def key_values(path):
     return dict(pairs)
 
 
-def data_text(data):
-    """Where a net's training games came from. Nets recorded before every directory was listed
-    name the newest generation's and count only its games."""
-    if "sources" not in data:
-        w = data["window_generations"]
-        earlier = f" (+{w - 1} earlier)" if w > 1 else ""
-        return (f"{data['games_dir']}{earlier}: {data['games']} games, {data['positions']} positions, "
-                f"{data['nodes_per_move']} nodes/move, {data['random_plies']} random plies")
-    def one(s):
-        nodes = "? nodes/move" if s["nodes_per_move"] is None else f"{s['nodes_per_move']} nodes/move"
-        return f"{s['dir']}: {s['games']} games, {s['positions']} positions, {nodes}"
-    openings = {s["openings"] for s in data["sources"]}
-    shared = f"; openings: {openings.pop()}" if len(openings) == 1 and None not in openings else ""
-    return "; ".join(map(one, data["sources"])) + shared
-
-
-def cost_text(data, training):
-    """What the data and the training cost, where recorded."""
-    parts = []
-    if "sources" in data:
-        def total(key):
-            hours = [s.get(key) for s in data["sources"]]
-            return round(sum(hours), 2) if hours and None not in hours else None
-        threads, cpu = total("selfplay_thread_hours"), total("selfplay_cpu_hours")
-        if threads is not None:
-            parts.append(f"self-play {threads:g} thread-hours" + (f" ({cpu:g} CPU-hours)" if cpu is not None else ""))
-    elif data.get("selfplay_thread_hours") is not None:
-        parts.append(f"self-play {data['selfplay_thread_hours']:g} thread-hours")
-    if training.get("seconds") is not None:
-        parts.append(f"training {training['seconds']:g} s")
-    return f"; {', '.join(parts)}" if parts else ""
-
-
-def schedule_text(config):
-    """Batches, LR and WDL-λ schedules and precision of a training run, from its saved config
-    (configs from before the trainer had a bf16 mode have no `precision`: they were f32)."""
-    lr, wdl = config["lr"], config["wdl"]
-    if lr["kind"] == "cosine":
-        rate = f"LR cosine {lr['start']:g} → {lr['end']:g}"
-    elif lr["kind"] == "step":
-        rate = f"LR {lr['start']:g} ×{lr['gamma']:g} every {lr['step']}"
-    else:
-        rate = f"LR {lr['value']:g}"
-    lam = (f"λ {wdl['value']:g}" if wdl["kind"] == "constant"
-           else f"λ {wdl.get('start', 0):g} → {wdl.get('end', 0):g}")
-    return (f"{config['superbatches']} × {config['batches_per_superbatch']} batches of "
-            f"{config['batch_size']}, {rate}, {lam}, {config.get('precision', 'f32')}")
-
-
-def filter_text(config, data):
-    """The position filter applied when the games were unpacked for training."""
-    f = config["filter"]
-    parts = [f"ply ≥ {f['min_ply']}", f"≥ {f['min_pieces']} pieces", f"score within ±{f['max_eval']}"]
-    # Nets recorded since the trainer dropped mate scores say so; gen1–gen5 kept them.
-    if data.get("mate_scores_dropped"):
-        parts.append("no score beyond ±10000")
-    parts += [name for key, name in (("filter_check", "not in check"), ("filter_tactical", "quiet best move"),
-                                     ("filter_castling", "no castling move")) if f.get(key)]
-    return ", ".join(parts)
-
-
-def render(_args):
-    lineage = load()
-    rows = ["| net | N | buckets | parent | data | training | Elo vs parent |", "|---|---|---|---|---|---|---|"]
-    for e in lineage:
-        d, t, s = e["data"], e["training"], e["sprt"]
-        config = tomllib.loads(t["config"])
-        rows.append(
-            f"| `{e['net']}` (sha256 {e['sha256'][:12]}…) | {e['hidden']} | {e.get('buckets', 1)} | `{e['parent']}` "
-            f"| {data_text(d)}; {filter_text(config, d)} "
-            f"| {schedule_text(config)}; final loss {t['final_train_loss']:.5f} (val {t['final_validation_loss']:.5f})"
-            f"{cost_text(d, t)} "
-            f"| {elo_text(s)} ({s['games']} games, W/D/L {'/'.join(map(str, s['wdl']))}, "
-            f"LLR {s['llr']:.2f} {s['bounds']}, {s['tc']}) |"
-        )
-    readme = NETS / "README.md"
-    text = readme.read_text()
-    table = "\n".join([BEGIN, *rows, END])
-    if BEGIN in text:
-        text = re.sub(re.escape(BEGIN) + ".*?" + re.escape(END), lambda _: table, text, flags=re.S)
-    else:
-        text = text.rstrip() + "\n\n" + table + "\n"
-    readme.write_text(text)
-
+def plot():
+    """nets/elo-by-generation.png: each generation's Elo over generation 0. matplotlib is imported
+    here alone, so that `verdict` runs without it."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -239,7 +153,7 @@ def render(_args):
     # A match without losses adds its lower bound (and no error): the sum stays a floor. The
     # errors of independent matches add in quadrature.
     cumulative, errors, total, variance = [0.0], [0.0], 0.0, 0.0
-    for e in lineage:
+    for e in load():
         s = e["sprt"]
         unbounded = s["wdl"][2] == 0 and s["wdl"][0] > 0
         total += lower_bound(s["wdl"]) if unbounded else s["elo"]
@@ -281,7 +195,7 @@ def main():
     rec.add_argument("--buckets", type=int, default=1)
     for name in ["elo0", "elo1"]:
         rec.add_argument(f"--{name}", type=float, default=0.0 if name == "elo0" else 5.0)
-    sub.add_parser("render")
+    sub.add_parser("plot")
     verdict = sub.add_parser("verdict", help="exit 0 (and a last line `verdict: H1`) if the match log accepts H1, 1 (`verdict: H0`) if H0, 3 if undecided "
                              "(or it has fewer than --min-games games), 2 if it has no games")
     verdict.add_argument("--log", required=True)
@@ -289,7 +203,7 @@ def main():
     verdict.add_argument("--elo1", type=float, default=5.0)
     verdict.add_argument("--min-games", type=int, default=0, help="fewer finished games are no verdict (exit 3)")
     args = parser.parse_args()
-    {"record": record, "render": render, "verdict": verdict_command}[args.command](args)
+    {"record": record, "plot": lambda _: plot(), "verdict": verdict_command}[args.command](args)
 
 
 if __name__ == "__main__":

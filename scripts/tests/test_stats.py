@@ -1,11 +1,15 @@
 """stats.py against the numbers fastchess printed, and the scripts that report through it."""
 
+import argparse
+import hashlib
+import json
 import math
 import subprocess
 import sys
 import tempfile
 import unittest
 from pathlib import Path
+from unittest import mock
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import lineage  # noqa: E402
@@ -74,7 +78,7 @@ def match_log(w, d, l):
 
 class Lineage(unittest.TestCase):
     def test_the_recorded_generations(self):
-        # nets/README.md: Elo ± error and, for matches fastchess did not decide, this LLR.
+        # nets/lineage.json: Elo ± error and, for matches fastchess did not decide, this LLR.
         for wdl, bounds, elo, error, llr in [
             ((55, 0, 3), (0, 5), 505.3, 139.8, None),
             ((57, 0, 4), (0, 5), 461.5, 325.1, None),
@@ -118,26 +122,37 @@ class Lineage(unittest.TestCase):
         self.assertEqual([s["net"] for s in found], [None, "gen6.nnue sha256 0123456789ab"])
         self.assertEqual([(s["selfplay_thread_hours"], s["selfplay_cpu_hours"]) for s in found],
                          [(2.0, None), (2.01, 1.5)])
-        data = {"sources": found}
-        self.assertEqual(lineage.data_text(data), "gen5: 1 games, 100 positions, ? nodes/move; "
-                                                  "gen6-n2500: 2 games, 200 positions, 2500 nodes/move")
-        # One source without CPU time leaves the CPU-hours out.
-        self.assertEqual(lineage.cost_text(data, {"seconds": 4}), "; self-play 4.01 thread-hours, training 4 s")
-        found[0]["selfplay_cpu_hours"] = 2.0
-        self.assertEqual(lineage.cost_text(data, {}), "; self-play 4.01 thread-hours (3.5 CPU-hours)")
-        found[0]["openings"] = found[1]["openings"]
-        self.assertTrue(lineage.data_text(data).endswith("; openings: start position, 8-9 random plies"))
-        # One of unknown thread time makes the sum unknown.
-        found[1]["selfplay_thread_hours"] = None
-        self.assertEqual(lineage.cost_text(data, {}), "")
 
-    def test_nets_recorded_before_sources_were_listed_render_as_they_did(self):
-        data = {"games_dir": "gen5", "window_generations": 2, "games": 10, "positions": 1000,
-                "nodes_per_move": 5000, "random_plies": "8-9", "selfplay_thread_hours": 7.07}
-        self.assertEqual(lineage.data_text(data),
-                         "gen5 (+1 earlier): 10 games, 1000 positions, 5000 nodes/move, 8-9 random plies")
-        self.assertEqual(lineage.cost_text(data, {"seconds": 6.8}), "; self-play 7.07 thread-hours, training 6.8 s")
-        self.assertEqual(lineage.cost_text({}, {}), "")
+    def test_record_appends_the_net_and_plots(self):
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            self.skipTest("matplotlib is not installed (pip install -r scripts/requirements.txt)")
+        with tempfile.TemporaryDirectory() as tmp:
+            tmp = Path(tmp)
+            nets, train = tmp / "nets", tmp / "train"
+            nets.mkdir()
+            train.mkdir()
+            (nets / "gen1.nnue").write_bytes(b"weights")
+            (train / "log.csv").write_text("superbatch,seconds,train_loss,validation_loss\n1,1.5,0.2,0.3\n2,2.5,0.1,0.2\n")
+            (train / "config.toml").write_text(f'viri = ["{tmp / "gen0" / "thread-0.vf"}"]\n')
+            datagen = tmp / "datagen"
+            datagen.write_text('#!/bin/sh\necho "1 files, 7 games, 700 positions"\n')
+            datagen.chmod(0o755)
+            (tmp / "fastchess.log").write_text(match_log(30, 10, 0))
+            args = argparse.Namespace(net="gen1.nnue", parent="gen0.nnue", hidden=128, buckets=1,
+                                      datagen=str(datagen), window=1, train_dir=str(train),
+                                      sprt_log=str(tmp / "fastchess.log"), tc="8+0.08", elo0=0.0, elo1=5.0)
+            with mock.patch.object(lineage, "NETS", nets), mock.patch.object(lineage, "LINEAGE", nets / "lineage.json"):
+                lineage.record(args)
+                lineage.record(args)  # a promotion recorded again replaces its entry
+            [entry] = json.loads((nets / "lineage.json").read_text())
+            self.assertTrue((nets / "elo-by-generation.png").stat().st_size > 0)
+        self.assertEqual(entry["sha256"], hashlib.sha256(b"weights").hexdigest())
+        self.assertEqual([(s["dir"], s["games"]) for s in entry["data"]["sources"]], [("gen0", 7)])
+        self.assertEqual((entry["training"]["superbatches"], entry["training"]["seconds"],
+                          entry["training"]["final_validation_loss"]), (2, 4.0, 0.2))
+        self.assertEqual((entry["sprt"]["wdl"], entry["sprt"]["games"]), ([30, 10, 0], 40))
 
     def test_verdict_exit_codes(self):
         with tempfile.TemporaryDirectory() as tmp:
