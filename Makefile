@@ -14,9 +14,11 @@ endif
 all:
 	cargo rustc --release -p patina --bin patina -- -C target-cpu=native --emit link=$(abspath $(EXE))
 
+# The script tests run with -v: each by name, and a skipped one with its reason (a missing tool,
+# package or build), so that no test is left out silently.
 test:
 	cargo test --profile test-release --workspace
-	python3 -m unittest discover -s scripts/tests
+	python3 -m unittest discover -s scripts/tests -v
 
 clean:
 	cargo clean

@@ -1,6 +1,7 @@
 """The engine's Syzygy probes (its `probe` command) against python-chess's own reader, on random
-positions of the test tables in engine/tests/syzygy. Needs python-chess (`pip install chess`)
-and a release build (`cargo build --release`); skips without either."""
+positions of the test tables in engine/tests/syzygy. Needs python-chess (`pip install -r
+scripts/requirements.txt`) and an engine build: $PATINA, else the release build, else the one
+`cargo test --profile test-release` makes (so `make test` always has one); skips without either."""
 
 import os
 import random
@@ -16,7 +17,11 @@ except ImportError:  # the test says so when it skips
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 TABLES = ROOT / "engine" / "tests" / "syzygy"
-ENGINE = Path(os.environ.get("PATINA", ROOT / "target" / "release" / "patina"))
+BUILDS = [Path(os.environ["PATINA"])] if "PATINA" in os.environ else [
+    ROOT / "target" / "release" / "patina",
+    ROOT / "target" / "test-release" / "patina",
+]
+ENGINE = next((path for path in BUILDS if path.is_file()), None)
 # White's pieces besides the king, Black's besides the king: each set of the test tables.
 MATERIALS = ["Q", "R", "B", "N", "P", "BN", "Q/r"]
 SAMPLES_PER_MATERIAL = 40
@@ -39,9 +44,9 @@ def random_position(rng, material):
 class SyzygyProbes(unittest.TestCase):
     def setUp(self):
         if chess is None:
-            self.skipTest("python-chess is not installed (pip install chess)")
-        if not ENGINE.exists():
-            self.skipTest(f"no engine at {ENGINE} (cargo build --release, or set PATINA)")
+            self.skipTest("python-chess is not installed (pip install -r scripts/requirements.txt)")
+        if ENGINE is None:
+            self.skipTest(f"no engine at {' or '.join(map(str, BUILDS))} (cargo build --release, or set PATINA)")
 
     def test_probes_agree_with_python_chess(self):
         rng = random.Random(27)
