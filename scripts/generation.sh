@@ -94,8 +94,10 @@ cp "$repo/target/release/patina" "$bin/patina-base"
 shape=$("$bin/patina-base" bench nn 2>&1) || true
 parent_hidden=$(sed -n 's/.*, N=\([0-9][0-9]*\), buckets=[0-9]*$/\1/p' <<< "$shape")
 parent_buckets=$(sed -n 's/.*, buckets=\([0-9][0-9]*\)$/\1/p' <<< "$shape")
-[ -n "$parent_hidden" ] && [ -n "$parent_buckets" ] \
-  || { log "$bin/patina-base bench nn did not give the parent's shape: $shape"; exit 1; }
+if [ -z "$parent_hidden" ] || [ -z "$parent_buckets" ]; then
+  log "$bin/patina-base bench nn did not give the parent's shape: $shape"
+  exit 1
+fi
 hidden=${HIDDEN:-$parent_hidden}
 buckets=${BUCKETS:-$parent_buckets}
 log "parent $parent_name (generation $k), training generation $child, N=$hidden, buckets=$buckets"
@@ -131,15 +133,16 @@ run=$DATA/train-gen$child
 net_id=gen$child-$hidden
 [ "$buckets" -eq 1 ] || net_id=$net_id-ob$buckets
 if [ ! -f "$run/$net_id.nnue" ]; then
+  # shellcheck disable=SC2012 # the newest by time; the trainer names checkpoints plainly
   latest=$(ls -t "$run/$net_id"-*.ckpt 2>/dev/null | head -1 || true)
   if [ -n "$latest" ]; then
     log "resuming training from $latest"
     "$bin/trainer" train --resume "$latest" --out-dir "$run"
   else
-    if [ -n "${SUPERBATCHES:-}" ]; then length="--superbatches $SUPERBATCHES"; else length="--epochs ${EPOCHS:-6}"; fi
+    if [ -n "${SUPERBATCHES:-}" ]; then length=(--superbatches "$SUPERBATCHES"); else length=(--epochs "${EPOCHS:-6}"); fi
     log "training $net_id on $(( ${#viri[@]} / 2 )) files"
     "$bin/trainer" train "${viri[@]}" --out-dir "$run" --net-id "$net_id" --hidden "$hidden" --buckets "$buckets" --threads "$THREADS" \
-      $length --batches-per-superbatch "${BATCHES:-25}" --save-rate 5 \
+      "${length[@]}" --batches-per-superbatch "${BATCHES:-25}" --save-rate 5 \
       --lr-schedule cosine --lr "${LR:-0.001}" --lr-end "${LR_END:-0.00001}" --wdl "${WDL:-$default_wdl}" \
       --precision "${PRECISION:-bf16}" --seed "$child"
   fi

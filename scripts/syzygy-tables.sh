@@ -32,12 +32,12 @@ tables() {
     echo "$out"
   }
   for p1 in 0 1 2 3 4; do
-    echo "$(name $p1 v)"
-    for p2 in $(seq 0 $p1); do
-      echo "$(name $p1 $p2 v)"
-      echo "$(name $p1 v $p2)"
-      for p3 in 0 1 2 3 4; do echo "$(name $p1 $p2 v $p3)"; done
-      for p3 in $(seq 0 $p2); do echo "$(name $p1 $p2 $p3 v)"; done
+    name "$p1" v
+    for p2 in $(seq 0 "$p1"); do
+      name "$p1" "$p2" v
+      name "$p1" v "$p2"
+      for p3 in 0 1 2 3 4; do name "$p1" "$p2" v "$p3"; done
+      for p3 in $(seq 0 "$p2"); do name "$p1" "$p2" "$p3" v; done
     done
   done | awk -v max="$max" '{ n = length($0) - 1; p = gsub(/P/, "P"); if (n <= max) print n, p, $0 }' \
     | sort -k1,1n -k2,2n -k3,3
@@ -49,7 +49,7 @@ if [ "${1:-}" = --list ]; then
   table_names "$2"
   exit 0
 fi
-[ $# -eq 2 ] && [[ $1 =~ ^[345]$ ]] || usage
+if [ $# -ne 2 ] || ! [[ $1 =~ ^[345]$ ]]; then usage; fi
 max=$1
 mkdir -p "$2"
 dir=$(realpath "$2")
