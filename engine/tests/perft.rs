@@ -1,5 +1,6 @@
 //! Move generation checked against published perft counts.
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
@@ -92,8 +93,10 @@ fn suite(name: &str) -> Option<Vec<(String, Vec<u64>)>> {
         .join("../../shared/testdata")
         .join(name);
     let Ok(text) = std::fs::read_to_string(&path) else {
-        eprintln!(
-            "skipping: {} not found (it lives in the project's shared folder)",
+        // Written to stderr directly, past the test harness's capture, so the skip shows.
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED: {} not found (it lives in the project's shared folder)",
             path.display()
         );
         return None;

@@ -860,17 +860,21 @@ mod tests {
         assert!(tablebase_value(Wdl::Win, 3, true).0 > win.0);
     }
 
+    /// Late moves at depth are reduced more: never the first moves at the shallowest depths,
+    /// more with every further move or ply (the table saturates at 63 of either).
     #[test]
-    fn reductions_follow_the_formula() {
-        assert_eq!(lmr_reduction(1, 40), 0);
-        assert_eq!(lmr_reduction(0, 0), 0);
-        for (depth, moves) in [(3, 4), (10, 20), (63, 63), (200, 500)] {
-            assert_eq!(
-                lmr_reduction(depth, moves),
-                lmr_formula(depth.min(63) as usize, moves.min(63))
-            );
+    fn reductions_grow_with_depth_and_move_number() {
+        assert_eq!(lmr_reduction(1, 1), 0);
+        assert_eq!(lmr_reduction(0, 40), 0);
+        for depth in 1..64 {
+            for moves in 1..64 {
+                let r = lmr_reduction(depth, moves);
+                assert!(r >= lmr_reduction(depth - 1, moves), "depth {depth}, move {moves}");
+                assert!(r >= lmr_reduction(depth, moves - 1), "depth {depth}, move {moves}");
+            }
         }
         assert!(lmr_reduction(20, 30) > lmr_reduction(5, 3));
+        assert_eq!(lmr_reduction(200, 500), lmr_reduction(63, 63));
     }
 
     /// SPSA sets the LMR parameters between searches: they must apply at once.
