@@ -1,8 +1,9 @@
 //! The `patina` binary: a UCI engine, plus `bench`, `perft`, `go` and the other commands
-//! from the shell, and `play` and `web` to play it as a person.
+//! from the shell. `play` and `web` hand over to `patina-play`, so that the engine binary
+//! carries no terminal UI or HTTP server.
 
 use std::io::BufReader;
-use std::process::ExitCode;
+use std::process::{Command, ExitCode};
 
 use patina::{command_lines, Executed, Uci};
 
@@ -21,10 +22,10 @@ usage: patina                      a UCI engine on standard input and output
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    // The web server keeps SIGPIPE ignored: a browser closing a connection must not end it.
-    if args.first().is_none_or(|command| command != "web") {
-        end_quietly_on_closed_output();
+    if matches!(args.first().map(String::as_str), Some("play" | "web")) {
+        return run_play(&args);
     }
+    end_quietly_on_closed_output();
     let missing = patina::missing_features();
     if !missing.is_empty() {
         // On stdout as well as in the exit code: a GUI shows the engine's output, not its stderr.
@@ -45,11 +46,6 @@ fn main() -> ExitCode {
     if matches!(args.as_slice(), [flag] if flag == "--help" || flag == "-h") {
         print!("{USAGE}");
         return ExitCode::SUCCESS;
-    }
-    match args.first().map(String::as_str) {
-        Some("play") => return patina::play::terminal::main(&args[1..]),
-        Some("web") => return patina::play::web::main(&args[1..]),
-        _ => {}
     }
     let mut uci = Uci::default();
     if args.is_empty() {
@@ -74,6 +70,45 @@ fn main() -> ExitCode {
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// Hands `args` (`play ...` or `web ...`) to `patina-play` in this binary's folder.
+fn run_play(args: &[String]) -> ExitCode {
+    let program = format!("patina-play{}", std::env::consts::EXE_SUFFIX);
+    let path = match std::env::current_exe() {
+        Ok(exe) => exe.with_file_name(&program),
+        Err(e) => {
+            eprintln!("patina: cannot find this binary's folder, where {program} would be: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    if !path.is_file() {
+        eprintln!(
+            "patina: `patina {}` needs {program} beside this binary ({}); \
+             build it with `cargo build --release -p patina-play`",
+            args[0],
+            path.display()
+        );
+        return ExitCode::FAILURE;
+    }
+    let mut command = Command::new(&path);
+    command.args(args);
+    // On Unix it takes this process over (`exec` returns only if it failed); elsewhere it runs
+    // as a child whose exit code this process passes on.
+    #[cfg(unix)]
+    let error = std::os::unix::process::CommandExt::exec(&mut command);
+    #[cfg(not(unix))]
+    let error = match command.status() {
+        Ok(status) => {
+            return status
+                .code()
+                .and_then(|code| u8::try_from(code).ok())
+                .map_or(ExitCode::FAILURE, ExitCode::from)
+        }
+        Err(error) => error,
+    };
+    eprintln!("patina: cannot run {}: {error}", path.display());
+    ExitCode::FAILURE
 }
 
 /// Rust ignores SIGPIPE, so a write to a closed pipe (`patina perft 6 | head`, a GUI that quit)

@@ -160,6 +160,33 @@ fn version_flag_names_the_same_version_as_uci() {
     assert_eq!(String::from_utf8(output.stdout).unwrap(), expected);
 }
 
+/// `play` and `web` are `patina-play`'s, looked for beside the binary; without it one line says
+/// how to build it.
+#[test]
+fn play_without_patina_play_says_how_to_build_it() {
+    // A hard link, not a copy: a file just written may still be open in a child that another
+    // test forked meanwhile, and then cannot be run.
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let alone = dir
+        .path()
+        .join(format!("patina{}", std::env::consts::EXE_SUFFIX));
+    std::fs::hard_link(env!("CARGO_BIN_EXE_patina"), &alone).unwrap();
+    for command in ["play", "web"] {
+        let output = Command::new(&alone)
+            .arg(command)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert!(!output.status.success());
+        let error = String::from_utf8(output.stderr).unwrap();
+        assert!(
+            error.contains("cargo build --release -p patina-play"),
+            "{error}"
+        );
+        assert_eq!(error.lines().count(), 1, "{error}");
+    }
+}
+
 #[test]
 fn bad_input_is_reported_and_the_last_good_state_kept() {
     let mut engine = EngineProcess::start();

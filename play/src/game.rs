@@ -4,9 +4,8 @@
 use std::fmt;
 use std::fmt::Write;
 
-use crate::board::{Board, FenError, Outcome};
-use crate::tools::openings::chess960_back_rank;
-use crate::types::{Color, Move, PieceType};
+use patina::openings::chess960_back_rank;
+use patina::{Board, Color, FenError, Move, Outcome, PieceType};
 
 /// A move of the game with its SAN, written before it was played (SAN depends on the position).
 #[derive(Clone, Debug)]
@@ -477,6 +476,15 @@ pub fn pgn_date() -> String {
     format!("{year:04}.{month:02}.{day:02}")
 }
 
+/// A number below `n` that differs from call to call (the standard library keys each hasher
+/// afresh): enough to pick a colour or a Chess960 start, not for secrets.
+pub fn random_below(n: usize) -> usize {
+    use std::hash::{BuildHasher, Hasher};
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u32(std::process::id());
+    (hasher.finish() % n.max(1) as u64) as usize
+}
+
 /// Days since 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's algorithm).
 fn civil_from_days(days: i64) -> (i64, u32, u32) {
     let z = days + 719_468;
@@ -494,7 +502,7 @@ fn civil_from_days(days: i64) -> (i64, u32, u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::types::Wing;
+    use patina::Wing;
 
     fn play_all(game: &mut Game, moves: &[&str]) {
         for text in moves {
@@ -524,7 +532,7 @@ mod tests {
         assert_eq!(game.moves().last().unwrap().san, "O-O");
         assert_eq!(
             game.board()
-                .piece_at(crate::types::Square::parse("g1").unwrap())
+                .piece_at(patina::Square::parse("g1").unwrap())
                 .map(|p| p.piece_type()),
             Some(PieceType::King)
         );
@@ -686,10 +694,7 @@ mod tests {
         assert!(!pgn.contains("[FEN"));
         assert!(pgn.ends_with("\n1. f3 e5 2. g4 Qh4# 0-1\n"), "{pgn}");
         // The export reads back as the same game.
-        let parsed = crate::tools::pgn::parse_games(&pgn)
-            .next()
-            .unwrap()
-            .unwrap();
+        let parsed = patina::pgn::parse_games(&pgn).next().unwrap().unwrap();
         assert_eq!(parsed.result, "0-1");
         assert_eq!(parsed.final_board().to_fen(), game.board().to_fen());
 
@@ -703,10 +708,7 @@ mod tests {
             pgn.ends_with("\n7... Kd7 8. e4 {Black resigns} 1-0\n"),
             "{pgn}"
         );
-        let parsed = crate::tools::pgn::parse_games(&pgn)
-            .next()
-            .unwrap()
-            .unwrap();
+        let parsed = patina::pgn::parse_games(&pgn).next().unwrap().unwrap();
         assert_eq!(parsed.final_board().to_fen(), game.board().to_fen());
     }
 

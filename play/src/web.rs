@@ -14,13 +14,11 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Map, Value};
 
-use super::game::{color_name, line_san, pgn_date, End, Game};
-use super::score_text;
-use crate::board::Board;
-use crate::engine::Engine;
-use crate::search::{Limits, Reporter, SearchInfo, SearchResult};
-use crate::types::score::{is_decisive, Score};
-use crate::types::Color;
+use patina::score::{is_decisive, Score};
+use patina::{Board, Color, Engine, Limits, Reporter, SearchInfo, SearchResult};
+
+use crate::game::{color_name, line_san, pgn_date, random_below, End, Game};
+use crate::score::score_text;
 use http::{Method, Request, RequestError, Response};
 
 mod http;
@@ -51,37 +49,37 @@ const ASSETS: &[Asset] = &[
     Asset {
         path: "/",
         content_type: "text/html; charset=utf-8",
-        body: include_bytes!("web/index.html"),
+        body: include_bytes!("../page/index.html"),
     },
     Asset {
         path: "/app.js",
         content_type: "text/javascript; charset=utf-8",
-        body: include_bytes!("web/app.js"),
+        body: include_bytes!("../page/app.js"),
     },
     Asset {
         path: "/style.css",
         content_type: "text/css; charset=utf-8",
-        body: include_bytes!("web/style.css"),
+        body: include_bytes!("../page/style.css"),
     },
     Asset {
         path: "/chessground/chessground.min.js",
         content_type: "text/javascript; charset=utf-8",
-        body: include_bytes!("web/chessground/chessground.min.js"),
+        body: include_bytes!("../page/chessground/chessground.min.js"),
     },
     Asset {
         path: "/chessground/chessground.base.css",
         content_type: "text/css; charset=utf-8",
-        body: include_bytes!("web/chessground/chessground.base.css"),
+        body: include_bytes!("../page/chessground/chessground.base.css"),
     },
     Asset {
         path: "/chessground/chessground.brown.css",
         content_type: "text/css; charset=utf-8",
-        body: include_bytes!("web/chessground/chessground.brown.css"),
+        body: include_bytes!("../page/chessground/chessground.brown.css"),
     },
     Asset {
         path: "/chessground/chessground.cburnett.css",
         content_type: "text/css; charset=utf-8",
-        body: include_bytes!("web/chessground/chessground.cburnett.css"),
+        body: include_bytes!("../page/chessground/chessground.cburnett.css"),
     },
 ];
 
@@ -577,11 +575,9 @@ impl Games {
             Start::Fen(fen) => {
                 Game::from_fen(&fen, false).map_err(|e| ApiError::bad(e.to_string()))?
             }
-            Start::Chess960(index) => {
-                Game::chess960(index.unwrap_or_else(|| super::random_below(960)))
-            }
+            Start::Chess960(index) => Game::chess960(index.unwrap_or_else(|| random_below(960))),
         };
-        let human = setup.human.unwrap_or(if super::random_below(2) == 0 {
+        let human = setup.human.unwrap_or(if random_below(2) == 0 {
             Color::White
         } else {
             Color::Black
@@ -712,7 +708,7 @@ fn eval_for_bar(score: Score, side_to_move: Color) -> i32 {
     if is_decisive(white) {
         10_000 * white.signum()
     } else {
-        crate::wdl::to_cp(white)
+        patina::wdl::to_cp(white)
     }
 }
 

@@ -5,11 +5,11 @@ use std::io::{BufRead, Write};
 use std::process::ExitCode;
 use std::time::Duration;
 
-use super::game::{color_name, line_san, pgn_date, Game, MoveError};
-use super::{score_text, Strength};
-use crate::engine::Engine;
-use crate::search::{Reporter, SearchInfo};
-use crate::types::{Color, Move, Piece, PieceType, Square};
+use patina::{Color, Engine, Move, Piece, PieceType, Reporter, SearchInfo, Square};
+
+use crate::game::{color_name, line_san, pgn_date, random_below, End, Game, MoveError};
+use crate::score::score_text;
+use crate::strength::Strength;
 
 const HELP: &str = "\
 Moves: SAN (Nf3, exd5, e8=Q, O-O) or UCI (g1f3, e7e8q).
@@ -259,7 +259,7 @@ impl Session {
 
     fn undo(&mut self, out: &mut impl Write) -> std::io::Result<()> {
         let human_moves = (0..self.game.moves().len()).any(|i| self.game.mover(i) == self.human);
-        let resigned = matches!(self.game.end(), Some(super::game::End::Resignation { .. }));
+        let resigned = matches!(self.game.end(), Some(End::Resignation { .. }));
         if !human_moves && !resigned {
             return writeln!(out, "Nothing to take back.");
         }
@@ -300,7 +300,7 @@ impl Session {
                                 "Chess960 start positions are numbered 0 to 959."
                             );
                         }
-                        _ => super::random_below(960),
+                        _ => random_below(960),
                     };
                     chess960 = Some(index);
                 }
