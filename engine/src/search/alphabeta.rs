@@ -7,14 +7,13 @@ use arrayvec::ArrayVec;
 
 use super::history::{history_bonus, ContinuationKey};
 use super::movepick::MovePicker;
-use super::{params, MAX_PLY};
+use super::params;
 use super::{SharedContext, ThreadData};
 use crate::syzygy::Wdl;
 use crate::tt::{Bound, TtHit};
 use crate::types::score::{is_decisive, is_tb_result, mate_in, mated_in, tb_win_in};
 use crate::types::score::{DRAW, INFINITY, MATE_BOUND, TB_WIN_BOUND};
-use crate::types::Move;
-use crate::types::Score;
+use crate::types::{Move, Score, MAX_PLY};
 
 pub trait NodeType {
     const PV: bool;

@@ -3,10 +3,10 @@
 use std::sync::atomic::Ordering::Relaxed;
 
 use super::alphabeta::Root;
-use super::{params, Reporter, ScoreBound, SearchInfo, MAX_PLY};
+use super::{params, Reporter, ScoreBound, SearchInfo};
 use super::{SharedContext, ThreadData};
 use crate::types::score::{self, Score, INFINITY};
-use crate::types::Move;
+use crate::types::{Move, MAX_PLY};
 
 /// A legal move at the root with what the search learned about it.
 #[derive(Clone, Debug)]

@@ -18,9 +18,6 @@ pub use iterate::RootMove;
 pub use shared::SharedContext;
 pub use thread_data::ThreadData;
 
-/// The deepest the search ever goes from the root (extensions included).
-pub const MAX_PLY: usize = 128;
-
 /// What to search and when to stop: the content of a UCI `go`.
 #[derive(Clone, Debug)]
 pub struct Limits {

@@ -5,11 +5,11 @@
 use arrayvec::ArrayVec;
 
 use super::history::{ContinuationKey, Histories};
-use super::{Limits, RootMove, SharedContext, MAX_PLY};
+use super::{Limits, RootMove, SharedContext};
 use crate::board::Board;
 use crate::nnue::{AccumulatorStack, Network};
 use crate::time::TimeManager;
-use crate::types::{Move, Score};
+use crate::types::{Move, Score, MAX_PLY};
 
 /// Per-ply search state.
 #[derive(Copy, Clone, Default)]

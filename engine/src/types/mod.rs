@@ -9,5 +9,5 @@ mod square;
 pub use bitboard::Bitboard;
 pub use moves::{Move, MoveKind, Wing};
 pub use piece::{Color, Piece, PieceType};
-pub use score::Score;
+pub use score::{Score, MAX_PLY};
 pub use square::Square;

@@ -2,6 +2,10 @@
 
 pub type Score = i32;
 
+/// The deepest the search ever goes from the root (extensions included): mate and tablebase
+/// distances, and so the bands of their scores, are counted in plies up to it.
+pub const MAX_PLY: usize = 128;
+
 pub const INFINITY: Score = 32_000;
 pub const MATE: Score = 31_000;
 /// Any score beyond this is a mate score.
@@ -13,7 +17,7 @@ pub const TB_WIN: Score = MATE_BOUND - 1;
 /// Any score beyond this is a tablebase win or a mate; evaluations stay within it. The band is
 /// two searches deep, as the mates' is: a win stored in the table up to `MAX_PLY` plies from
 /// its node can be read back up to `MAX_PLY` plies from a later root.
-pub const TB_WIN_BOUND: Score = TB_WIN - 2 * crate::search::MAX_PLY as Score;
+pub const TB_WIN_BOUND: Score = TB_WIN - 2 * MAX_PLY as Score;
 
 /// Mate delivered `ply` plies from the root.
 pub const fn mate_in(ply: usize) -> Score {
@@ -90,7 +94,6 @@ pub const fn moves_to_mate(score: Score) -> Option<i32> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::search::MAX_PLY;
 
     #[test]
     fn wins_and_losses_stay_in_their_band_through_the_table() {

@@ -8,9 +8,9 @@ use std::time::Duration;
 use thiserror::Error;
 
 use crate::board::{Board, FenError};
-use crate::search::{Limits, MAX_PLY};
+use crate::search::Limits;
 use crate::tools::genfens::GenFensRequest;
-use crate::types::Square;
+use crate::types::{Square, MAX_PLY};
 
 #[derive(Debug)]
 pub enum Command {
