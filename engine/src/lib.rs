@@ -17,7 +17,6 @@ pub mod nnue;
 mod search;
 mod smp;
 mod syzygy;
-mod time;
 mod tools;
 mod tt;
 mod types;

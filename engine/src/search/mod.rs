@@ -1,6 +1,7 @@
 //! The search: iterative deepening with aspiration windows around a PVS alpha-beta search
 //! (`alphabeta.rs`), move ordering (`movepick.rs`) and learned statistics (`history.rs`), run
 //! by each thread on its own `ThreadData` (`thread_data.rs`) over a `SharedContext` (`shared.rs`).
+//! The main thread's `TimeManager` (`time.rs`) says when to stop.
 
 mod alphabeta;
 pub mod history;
@@ -9,6 +10,7 @@ mod movepick;
 pub mod params;
 mod shared;
 mod thread_data;
+mod time;
 
 use std::time::{Duration, Instant};
 
@@ -17,6 +19,7 @@ use crate::types::{Color, Move, Score};
 pub use iterate::RootMove;
 pub use shared::SharedContext;
 pub use thread_data::ThreadData;
+pub use time::DEFAULT_MOVE_OVERHEAD;
 
 /// What to search and when to stop: the content of a UCI `go`.
 #[derive(Clone, Debug)]

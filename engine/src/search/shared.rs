@@ -5,10 +5,9 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::time::Duration;
 
-use super::Limits;
+use super::{Limits, DEFAULT_MOVE_OVERHEAD};
 use crate::nnue::Network;
 use crate::syzygy::SyzygyConfig;
-use crate::time::DEFAULT_MOVE_OVERHEAD;
 use crate::tt::TranspositionTable;
 
 /// One thread's node count on its own cache line, so counting never contends.

@@ -5,10 +5,10 @@
 use arrayvec::ArrayVec;
 
 use super::history::{ContinuationKey, Histories};
+use super::time::TimeManager;
 use super::{Limits, RootMove, SharedContext};
 use crate::board::Board;
 use crate::nnue::{AccumulatorStack, Network};
-use crate::time::TimeManager;
 use crate::types::{Move, Score, MAX_PLY};
 
 /// Per-ply search state.

@@ -11,8 +11,7 @@ use command::{Command, GoCommand, ParseError};
 
 use crate::board::attacks::SLIDERS;
 use crate::engine::{Engine, DEFAULT_HASH_MB, MAX_HASH_MB, MAX_THREADS};
-use crate::search::{Reporter, ScoreBound, SearchInfo, SearchResult};
-use crate::time::DEFAULT_MOVE_OVERHEAD;
+use crate::search::{Reporter, ScoreBound, SearchInfo, SearchResult, DEFAULT_MOVE_OVERHEAD};
 use crate::tools::{bench, genfens, nnbench, perft};
 use crate::types::score::DRAW;
 use crate::wdl;

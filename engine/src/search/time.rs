@@ -3,8 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::search::params;
-use crate::search::Limits;
+use super::{params, Limits};
 use crate::types::Color;
 
 /// In sudden death no move gets more than this share of what is left. Spending at most a quarter
