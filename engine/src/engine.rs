@@ -9,9 +9,9 @@ use std::time::Duration;
 
 use crate::board::Board;
 use crate::nnue::{Network, NetworkError};
+use crate::search::smp;
 use crate::search::{Limits, Reporter, SearchResult};
 use crate::search::{SharedContext, ThreadData};
-use crate::smp;
 use crate::syzygy::{self, Tablebases, Wdl};
 use crate::tt::TranspositionTable;
 use crate::types::score::TB_WIN_BOUND;

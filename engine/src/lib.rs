@@ -15,7 +15,6 @@ mod engine;
 mod memory;
 pub mod nnue;
 mod search;
-mod smp;
 mod syzygy;
 mod tools;
 mod tt;

@@ -1,7 +1,8 @@
 //! The search: iterative deepening with aspiration windows around a PVS alpha-beta search
 //! (`alphabeta.rs`), move ordering (`movepick.rs`) and learned statistics (`history.rs`), run
 //! by each thread on its own `ThreadData` (`thread_data.rs`) over a `SharedContext` (`shared.rs`).
-//! The main thread's `TimeManager` (`time.rs`) says when to stop.
+//! `smp.rs` starts the threads (Lazy SMP) and picks the move to play; the main thread's
+//! `TimeManager` (`time.rs`) says when to stop.
 
 mod alphabeta;
 pub mod history;
@@ -9,6 +10,7 @@ mod iterate;
 mod movepick;
 pub mod params;
 mod shared;
+pub mod smp;
 mod thread_data;
 mod time;
 

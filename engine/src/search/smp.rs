@@ -1,11 +1,12 @@
 //! Lazy SMP: every thread searches the same root with its own board, accumulators and
 //! histories, sharing only the transposition table, the stop flag and node counters. This module
-//! starts the workers and picks the move to play; the search itself is in `search/`.
+//! starts the workers and picks the move to play; each worker searches in `iterate.rs` and
+//! `alphabeta.rs`.
 
 use std::sync::atomic::Ordering::Relaxed;
 
+use super::{Limits, Reporter, SearchResult, SharedContext, Silent, ThreadData};
 use crate::board::Board;
-use crate::search::{Limits, Reporter, SearchResult, SharedContext, Silent, ThreadData};
 use crate::types::score::{mated_in, DRAW};
 use crate::types::Move;
 
