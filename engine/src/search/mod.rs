@@ -9,6 +9,7 @@ pub mod history;
 mod iterate;
 mod movepick;
 pub mod params;
+mod root_moves;
 mod shared;
 pub mod smp;
 mod thread_data;
@@ -18,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use crate::types::{Color, Move, Score};
 
-pub use iterate::RootMove;
+pub use root_moves::RootMove;
 pub use shared::SharedContext;
 pub use thread_data::ThreadData;
 pub use time::DEFAULT_MOVE_OVERHEAD;
