@@ -6,6 +6,9 @@
 //! process (SIGBUS), as in other engines that map their tables.
 //! Probes build a `shakmaty::Chess` from our bitboards; they happen only at nodes with few
 //! pieces and no castling rights, so the conversion's cost hardly shows.
+//! This module answers for one position (its WDL, its DTZ) and holds the `Syzygy*` options;
+//! what to probe is the search's business, the ranking of the root moves included
+//! (`search/root_moves.rs`).
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
@@ -14,9 +17,7 @@ use std::sync::{PoisonError, RwLock, RwLockWriteGuard};
 use shakmaty::{CastlingMode, Chess};
 use shakmaty_syzygy::{Metric, ProbeError, SyzygyError, Tablebase};
 
-use crate::board::{Board, Outcome};
-use crate::search::RootMove;
-use crate::types::score::{tb_win_in, Score, DRAW};
+use crate::board::Board;
 use crate::types::{Color, PieceType};
 
 /// Separates directories in `SyzygyPath`, as the platform separates paths in `PATH`.
@@ -355,143 +356,11 @@ impl Default for SyzygyConfig {
     }
 }
 
-/// Root ranks apart by more than any DTZ plus a half-move clock.
-const MAX_DTZ: i32 = 1 << 18;
-
 impl SyzygyConfig {
     /// The most pieces a probe may see; 0 without tables.
     pub fn cardinality(&self) -> usize {
         self.tables
             .as_ref()
             .map_or(0, |t| t.max_pieces().min(self.probe_limit))
-    }
-
-    /// Ranks the root moves by the tables' result, best first (by DTZ where the DTZ tables are
-    /// there, else by WDL), each with the score to show; the search looks at one rank at a time,
-    /// so the move played always keeps the best result. Returns the most pieces the search
-    /// should probe: none once DTZ ranked the moves (they are equal as far as the tables go) or
-    /// when the root is not won.
-    pub fn rank_root_moves(&self, board: &Board, root_moves: &mut [RootMove]) -> usize {
-        let cardinality = self.cardinality();
-        let Some(tables) = &self.tables else {
-            return cardinality;
-        };
-        if root_moves.is_empty()
-            || board.occupied().count() as usize > cardinality
-            || board.has_castling_rights()
-        {
-            return cardinality;
-        }
-        let by_dtz = self.rank_by_dtz(tables, board, root_moves);
-        if !by_dtz && !self.rank_by_wdl(tables, board, root_moves) {
-            for rm in root_moves.iter_mut() {
-                rm.tb_rank = 0;
-                rm.tb_score = None;
-            }
-            return cardinality;
-        }
-        // Stable: within a rank the order of `tb_order` (the fastest win, the slowest loss).
-        root_moves.sort_by_key(|rm| (std::cmp::Reverse(rm.tb_rank), rm.tb_order));
-        let best = root_moves[0].tb_rank;
-        if by_dtz || best <= 0 {
-            0
-        } else {
-            cardinality
-        }
-    }
-
-    /// Ranks by distance to zeroing. Wins rank by it, the fastest first: each move then brings
-    /// the zeroing move nearer, and a win the fifty-move rule allows stays one (a search free to
-    /// choose among wins could walk in circles into a repetition). Losses rank equal, so the
-    /// search picks the hardest to win against, unless the fifty-move rule could save one.
-    fn rank_by_dtz(&self, tables: &Tablebases, board: &Board, root_moves: &mut [RootMove]) -> bool {
-        let clock = i32::from(board.halfmove_clock());
-        let mut child = board.clone();
-        for rm in root_moves.iter_mut() {
-            child.make_move(rm.mv);
-            let dtz = if child.halfmove_clock() == 0 {
-                tables.probe_wdl(&child).map(|wdl| match wdl.flip() {
-                    Wdl::Win => 1,
-                    Wdl::CursedWin => 101,
-                    Wdl::Draw => 0,
-                    Wdl::BlessedLoss => -101,
-                    Wdl::Loss => -1,
-                })
-            } else if let Some(outcome) = child.outcome() {
-                // Mate or a draw by the rules, repetition included.
-                Some(i32::from(outcome == Outcome::Checkmate))
-            } else {
-                // One ply further from the root than from the child.
-                tables.probe_dtz(&child).map(|dtz| -dtz - dtz.signum())
-            };
-            child.unmake_move(rm.mv);
-            let Some(dtz) = dtz else {
-                return false;
-            };
-            rm.tb_order = dtz;
-            rm.tb_rank = if dtz > 0 {
-                MAX_DTZ - (dtz + clock)
-            } else if dtz < 0 {
-                if -2 * dtz + clock < 100 {
-                    -MAX_DTZ
-                } else {
-                    -MAX_DTZ + (-dtz + clock)
-                }
-            } else {
-                0
-            };
-            rm.tb_score = Some(self.rank_score(rm.tb_rank));
-        }
-        true
-    }
-
-    /// Ranks by the result alone, for tables without their DTZ files. A child's result is read
-    /// as if its move had reset the half-move clock, as Stockfish reads it: without DTZ the
-    /// tables cannot say whether a win comes before the fifty-move rule ends the game, so late
-    /// in a long ending a win shown may be one the rule spoils.
-    fn rank_by_wdl(&self, tables: &Tablebases, board: &Board, root_moves: &mut [RootMove]) -> bool {
-        let mut child = board.clone();
-        for rm in root_moves.iter_mut() {
-            child.make_move(rm.mv);
-            let wdl = match child.outcome() {
-                Some(Outcome::Checkmate) => Some(Wdl::Win),
-                // A draw by the rules, repetition included, whatever the material.
-                Some(_) => Some(Wdl::Draw),
-                None => tables.probe_wdl(&child).map(Wdl::flip),
-            };
-            child.unmake_move(rm.mv);
-            let Some(wdl) = wdl else {
-                return false;
-            };
-            rm.tb_order = 0;
-            rm.tb_rank = match wdl {
-                Wdl::Win => MAX_DTZ,
-                Wdl::CursedWin if !self.rule50 => MAX_DTZ,
-                Wdl::CursedWin => MAX_DTZ - 101,
-                Wdl::Draw => 0,
-                Wdl::BlessedLoss if !self.rule50 => -MAX_DTZ,
-                Wdl::BlessedLoss => -MAX_DTZ + 101,
-                Wdl::Loss => -MAX_DTZ,
-            };
-            rm.tb_score = Some(self.rank_score(rm.tb_rank));
-        }
-        true
-    }
-
-    /// The score shown for a root move of this rank: a tablebase win or loss, or for a result
-    /// the fifty-move rule spoils a small edge that grows as the real win comes nearer.
-    fn rank_score(&self, rank: i32) -> Score {
-        let bound = if self.rule50 { MAX_DTZ - 100 } else { 1 };
-        if rank >= bound {
-            tb_win_in(1)
-        } else if rank > 0 {
-            (rank - (MAX_DTZ - 200)).max(3) / 2
-        } else if rank == 0 {
-            DRAW
-        } else if rank > -bound {
-            (rank + (MAX_DTZ - 200)).min(-3) / 2
-        } else {
-            -tb_win_in(1)
-        }
     }
 }

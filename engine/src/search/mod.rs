@@ -2,7 +2,8 @@
 //! (`alphabeta.rs`), move ordering (`movepick.rs`) and learned statistics (`history.rs`), run
 //! by each thread on its own `ThreadData` (`thread_data.rs`) over a `SharedContext` (`shared.rs`).
 //! `smp.rs` starts the threads (Lazy SMP) and picks the move to play; the main thread's
-//! `TimeManager` (`time.rs`) says when to stop.
+//! `TimeManager` (`time.rs`) says when to stop. The tablebases rank the root moves
+//! (`root_moves.rs`) first where they know the root.
 
 mod alphabeta;
 pub mod history;

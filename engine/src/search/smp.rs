@@ -5,6 +5,7 @@
 
 use std::sync::atomic::Ordering::Relaxed;
 
+use super::root_moves::rank_by_tablebases;
 use super::{Limits, Reporter, SearchResult, SharedContext, Silent, ThreadData};
 use crate::board::Board;
 use crate::types::score::{mated_in, DRAW};
@@ -27,7 +28,7 @@ pub(crate) fn search(
     let (main, helpers) = threads
         .split_first_mut()
         .expect("at least one search thread");
-    main.tb_cardinality = shared.syzygy.rank_root_moves(board, &mut main.root_moves);
+    main.tb_cardinality = rank_by_tablebases(&shared.syzygy, board, &mut main.root_moves);
     if main.root_moves.iter().any(|rm| rm.tb_score.is_some()) {
         // The tables ranked the root moves, a probe each (after DTZ ranked them the search
         // probes no more, so without these `info` would say no table was used).
