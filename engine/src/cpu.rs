@@ -1,9 +1,19 @@
 //! The instruction sets this binary was compiled to use, against those of the CPU it runs on: a
-//! build for a newer CPU would otherwise die of an illegal instruction without a word.
+//! build for a newer CPU would otherwise die of an illegal instruction without a word. Also the
+//! slider lookup the build chose (`SLIDERS`), which `board::attacks` indexes by.
 
 pub mod sliders;
 
 use sliders::{CpuId, SliderLookup};
+
+/// The slider lookup of this build. `pext_sliders` comes from the build script, which sets it
+/// only for a target with BMI2; the target feature is checked too, so PEXT is never compiled in
+/// without it.
+pub const SLIDERS: SliderLookup = if cfg!(all(pext_sliders, target_feature = "bmi2")) {
+    SliderLookup::Pext
+} else {
+    SliderLookup::Magic
+};
 
 /// The features of the x86-64 levels (v2 to v4, which `scripts/release.sh` builds for) that this
 /// build assumes and this CPU lacks; left out are cmpxchg16b, lahfsahf, movbe and xsave, which
@@ -18,7 +28,7 @@ pub fn missing_features() -> Vec<&'static str> {
 /// A warning for a build with PEXT slider lookups run on a CPU that executes PEXT as slow
 /// microcode (AMD before Zen 3): such a build works, but searches slower than one without PEXT.
 pub fn slow_sliders_warning() -> Option<String> {
-    slow_sliders_warning_for(crate::board::attacks::SLIDERS, &CpuId::read()?)
+    slow_sliders_warning_for(SLIDERS, &CpuId::read()?)
 }
 
 fn slow_sliders_warning_for(build: SliderLookup, cpu: &CpuId) -> Option<String> {
@@ -89,8 +99,24 @@ fn features() -> [(&'static str, bool, bool); 0] {
 }
 
 #[cfg(test)]
-mod warning_tests {
+mod slider_tests {
     use super::*;
+
+    /// A native build (the default) uses the lookup that suits the CPU it was built on.
+    #[test]
+    fn native_build_uses_the_lookup_this_cpu_suits() {
+        match env!("PATINA_SLIDERS_CHOSEN_BY") {
+            "native" => {
+                let cpu = CpuId::read().expect("a native build reads CPUID");
+                assert_eq!(SLIDERS, cpu.slider_lookup(), "{cpu:?}");
+            }
+            "PATINA_SLIDERS" => {
+                let forced = option_env!("PATINA_SLIDERS").unwrap_or_default();
+                assert_eq!(SLIDERS.name(), forced);
+            }
+            chosen_by => assert_eq!(chosen_by, "target"),
+        }
+    }
 
     fn cpu(vendor: &str, family: u32, model: u32) -> CpuId {
         CpuId {

@@ -4,16 +4,8 @@
 //! computed at compile time so lookups are plain static loads.
 
 pub use crate::cpu::sliders::SliderLookup;
+use crate::cpu::SLIDERS;
 use crate::types::{Bitboard, Color, Square};
-
-/// The slider lookup of this build. `pext_sliders` comes from the build script, which sets it
-/// only for a target with BMI2; the target feature is checked too, so PEXT is never compiled in
-/// without it.
-pub const SLIDERS: SliderLookup = if cfg!(all(pext_sliders, target_feature = "bmi2")) {
-    SliderLookup::Pext
-} else {
-    SliderLookup::Magic
-};
 
 const ROOK_DIRS: [(i8, i8); 4] = [(1, 0), (-1, 0), (0, 1), (0, -1)];
 const BISHOP_DIRS: [(i8, i8); 4] = [(1, 1), (1, -1), (-1, 1), (-1, -1)];
@@ -468,22 +460,6 @@ mod tests {
                     }
                 }
             }
-        }
-    }
-
-    /// A native build (the default) uses the lookup that suits the CPU it was built on.
-    #[test]
-    fn native_build_uses_the_lookup_this_cpu_suits() {
-        match env!("PATINA_SLIDERS_CHOSEN_BY") {
-            "native" => {
-                let cpu = crate::cpu::sliders::CpuId::read().expect("a native build reads CPUID");
-                assert_eq!(SLIDERS, cpu.slider_lookup(), "{cpu:?}");
-            }
-            "PATINA_SLIDERS" => {
-                let forced = option_env!("PATINA_SLIDERS").unwrap_or_default();
-                assert_eq!(SLIDERS.name(), forced);
-            }
-            chosen_by => assert_eq!(chosen_by, "target"),
         }
     }
 

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use command::{Command, GoCommand, ParseError};
 
-use crate::board::attacks::SLIDERS;
+use crate::cpu::SLIDERS;
 use crate::engine::{Engine, DEFAULT_HASH_MB, MAX_HASH_MB, MAX_THREADS};
 use crate::search::{Reporter, ScoreBound, SearchInfo, SearchResult, DEFAULT_MOVE_OVERHEAD};
 use crate::tools::{bench, genfens, nnbench, perft};
