@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use crate::whole_file::write_whole_file;
+use wholefile::write_whole_file;
 
 /// The pairs of the file at `path`, in order; `Ok(None)` where there is no file.
 pub fn read(path: &Path) -> Result<Option<Vec<(String, String)>>, String> {

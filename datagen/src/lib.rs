@@ -17,5 +17,4 @@ pub mod splat;
 pub mod stats;
 pub mod validate;
 pub mod wdl_fit;
-pub mod whole_file;
 pub mod writer;

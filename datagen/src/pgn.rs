@@ -15,9 +15,9 @@ use patina::score::{Score, MATE, MATE_BOUND};
 use patina::wdl::{self, NORMALIZE_TO_PAWN};
 use patina::Color;
 use thiserror::Error;
+use wholefile::WholeFile;
 
 use crate::record::{GameRecord, GameResult};
-use crate::whole_file::WholeFile;
 
 #[derive(Parser, Debug)]
 pub struct PgnArgs {

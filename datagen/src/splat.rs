@@ -11,9 +11,9 @@ use bulletformat::{BulletFormat, ChessBoard};
 use clap::Parser;
 use thiserror::Error;
 use viriformat::dataformat::{Filter, Game};
+use wholefile::WholeFile;
 
 use crate::gamefile::{collect_inputs, GameReader, ReadError};
-use crate::whole_file::WholeFile;
 
 #[derive(Parser, Debug)]
 pub struct SplatArgs {

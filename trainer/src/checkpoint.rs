@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use datagen::whole_file::folder_of;
+use wholefile::folder_of;
 
 use crate::config::Config;
 use crate::error::{Result, TrainerError};
@@ -172,7 +172,7 @@ impl Checkpoint {
 
 /// `bytes` as the whole new content of `path`: the file appears whole or not at all.
 pub fn write_whole_file(path: &Path, bytes: &[u8]) -> Result<()> {
-    datagen::whole_file::write_whole_file(path, bytes).map_err(TrainerError::io(path))
+    wholefile::write_whole_file(path, bytes).map_err(TrainerError::io(path))
 }
 
 /// FNV-1a, 64-bit: enough to tell a damaged file from a good one.

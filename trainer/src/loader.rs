@@ -12,10 +12,10 @@ use std::path::{Path, PathBuf};
 use bulletformat::ChessBoard;
 use datagen::gamefile::GameReader;
 use datagen::splat::training_positions;
-use datagen::whole_file::WholeFile;
 use memmap2::Mmap;
 use rayon::prelude::*;
 use viriformat::dataformat::Filter;
+use wholefile::WholeFile;
 
 use crate::error::{Result, TrainerError};
 use crate::features::check_record;

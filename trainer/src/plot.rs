@@ -6,8 +6,8 @@
 
 use std::path::Path;
 
-use datagen::whole_file::temporary_beside;
 use plotters::prelude::*;
+use wholefile::temporary_beside;
 
 use crate::error::{Result, TrainerError};
 use crate::history::Record;

@@ -1,6 +1,9 @@
 //! Output files that appear whole or not at all: written under a temporary name beside the
 //! target, synced, then renamed over it. A run killed or failing midway leaves the old file
 //! (or none), never a short one that a reader would take for complete.
+//!
+//! A crate of its own because datagen (games, splats, PGN conversions) and the trainer (nets,
+//! checkpoints, plots) both write this way; neither is the other's file utility.
 
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
