@@ -497,4 +497,3 @@ fn tables_convert_won_endgames_within_fifty_moves() {
 fn the_search_alone_converts_queen_and_rook_wins() {
     assert_mates_from(&QUEEN_AND_ROOK_WINS, 20_000, Engine::default);
 }
-

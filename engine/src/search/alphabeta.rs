@@ -868,8 +868,14 @@ mod tests {
         for depth in 1..64 {
             for moves in 1..64 {
                 let r = lmr_reduction(depth, moves);
-                assert!(r >= lmr_reduction(depth - 1, moves), "depth {depth}, move {moves}");
-                assert!(r >= lmr_reduction(depth, moves - 1), "depth {depth}, move {moves}");
+                assert!(
+                    r >= lmr_reduction(depth - 1, moves),
+                    "depth {depth}, move {moves}"
+                );
+                assert!(
+                    r >= lmr_reduction(depth, moves - 1),
+                    "depth {depth}, move {moves}"
+                );
             }
         }
         assert!(lmr_reduction(20, 30) > lmr_reduction(5, 3));
