@@ -12,8 +12,7 @@ another crate, a client of the library):
 2. Inside a top-level module, sibling modules (children of one parent, such as `search::iterate`
    and `search::alphabeta`) must not import each other in a cycle. An import of a sibling's
    descendant counts as one of the sibling. A module may use its ancestors (a folder's `mod.rs`
-   is its interface) and its descendants. KNOWN_CYCLES lists the cycles left for now, each with
-   why; one that is gone must leave the list.
+   is its interface) and its descendants.
 
 An import is any path that names a module of the crate: a `use` item (groups, renames and globs
 included, at any depth) or a `crate::`, `super::` or `self::` path in the code. Paths are
@@ -39,15 +38,8 @@ LAYERS = (
     ("search",),  # the search with its threads, time management and root moves
     ("engine",),  # the facade: a position, options, a search in the background
     ("tools", "wdl"),  # built on the facade (bench, genfens, books); the printed scores' model
-    ("uci", "play"),  # front ends
+    ("uci",),  # the front end
 )
-
-KNOWN_CYCLES = {
-    frozenset({"nnue::accumulator", "nnue::network"}): (
-        "Accumulator::refresh reads the Network's feature weights and Network::evaluate reads "
-        "the Accumulators; left to the rework of nnue/ under way elsewhere"
-    ),
-}
 
 ENGINE_SRC = Path(__file__).resolve().parent.parent / "engine" / "src"
 
@@ -262,8 +254,8 @@ def resolve(modules, segments, within, depth=0):
     return module
 
 
-def check(src=ENGINE_SRC, layers=LAYERS, known_cycles=KNOWN_CYCLES):
-    """The knots of the crate at `src`, one message each, and the known cycles found."""
+def check(src=ENGINE_SRC, layers=LAYERS):
+    """The knots of the crate at `src`, one message each."""
     src = Path(src)
     modules, test_only = {}, set()
     for file in sorted(src.rglob("*.rs")):
@@ -299,18 +291,12 @@ def check(src=ENGINE_SRC, layers=LAYERS, known_cycles=KNOWN_CYCLES):
             if common < shorter:  # neither module contains the other
                 sibling_edges[(module.path[: common + 1], target[: common + 1])].append(where)
 
-    known, found = [], set()
     for cycle in cycles(sibling_edges):
-        members = frozenset("::".join(m) for m in cycle)
-        found.add(members)
         lines = [w for a, b in zip(cycle, cycle[1:] + cycle[:1]) for w in sibling_edges[(a, b)]]
         route = " -> ".join("::".join(m) for m in cycle + cycle[:1])
         message = f"sibling cycle {route}:\n    " + "\n    ".join(lines)
-        (known if members in known_cycles else knots).append(message)
-    for members in known_cycles.keys() - found:
-        listed = " and ".join(sorted(members))
-        knots.append(f"KNOWN_CYCLES lists {listed}, no longer a cycle: remove it")
-    return knots, known
+        knots.append(message)
+    return knots
 
 
 def cycles(edges):
@@ -364,9 +350,7 @@ def cycles(edges):
 
 def main(argv):
     src = Path(argv[1]) if len(argv) > 1 else ENGINE_SRC
-    knots, known = check(src)
-    for cycle in known:
-        print(f"known, left for now: {cycle}")
+    knots = check(src)
     for knot in knots:
         print(knot)
     if knots:

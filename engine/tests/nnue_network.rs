@@ -168,14 +168,14 @@ fn a_bullet_bucketed_file_loads_as_written() {
             * i64::from(SCALE)
             / i64::from(QA * QB);
         assert_eq!(
-            i64::from(net.evaluate(&white, &black, pieces)),
+            i64::from(net.evaluate(&white.values, &black.values, pieces)),
             expected,
             "{pieces} pieces"
         );
     }
     assert_eq!(
         AccumulatorStack::new(&net, &board).evaluate(&net, Color::White),
-        net.evaluate(&white, &black, 32)
+        net.evaluate(&white.values, &black.values, 32)
     );
 }
 

@@ -13,14 +13,14 @@ SCRIPT = Path(__file__).resolve().parent.parent / "check_imports.py"
 LAYERS = (("low",), ("mid", "side"), ("high",))
 
 
-def knots(files, layers=LAYERS, known_cycles=None):
+def knots(files, layers=LAYERS):
     """The knots of a crate made of `files` (path under src -> text)."""
     with tempfile.TemporaryDirectory() as root:
         src = Path(root) / "crate" / "src"
         for path, text in files.items():
             (src / path).parent.mkdir(parents=True, exist_ok=True)
             (src / path).write_text(text)
-        found, _ = check_imports.check(src, layers, known_cycles or {})
+        found = check_imports.check(src, layers)
         return found
 
 
@@ -36,7 +36,7 @@ def layered(**extra):
 
 class TheEngine(unittest.TestCase):
     def test_the_engine_has_no_knots(self):
-        found, _ = check_imports.check()
+        found = check_imports.check()
         self.assertEqual(found, [], "\n" + "\n".join(found))
 
     def test_the_command_line_exits_0_without_knots(self):
@@ -129,16 +129,6 @@ class SiblingCycles(unittest.TestCase):
         files["mid/mod.rs"] += "fn helper() {}\nfn uses() { a::A; }\n"
         del files["mid.rs"]
         self.assertEqual(knots(files), [])
-
-    def test_a_known_cycle_passes_until_it_is_gone(self):
-        files = self.folder(a="use super::B;\npub struct A;\n", b="use super::A;\npub struct B;\n")
-        del files["mid.rs"]
-        known = {frozenset({"mid::a", "mid::b"}): "why"}
-        self.assertEqual(knots(files, known_cycles=known), [])
-        files["mid/b.rs"] = "pub struct B;\n"
-        found = knots(files, known_cycles=known)
-        gone = "KNOWN_CYCLES lists mid::a and mid::b, no longer a cycle: remove it"
-        self.assertEqual(found, [gone])
 
 
 if __name__ == "__main__":

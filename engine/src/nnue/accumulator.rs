@@ -172,8 +172,8 @@ impl AccumulatorStack {
             pieces,
         } = &self.entries[self.top];
         match side_to_move {
-            Color::White => net.evaluate(white, black, *pieces),
-            Color::Black => net.evaluate(black, white, *pieces),
+            Color::White => net.evaluate(&white.values, &black.values, *pieces),
+            Color::Black => net.evaluate(&black.values, &white.values, *pieces),
         }
     }
 }

@@ -7,7 +7,7 @@ use rand_xoshiro::{
 use thiserror::Error;
 
 use super::simd::{Active, Kernels};
-use super::{output_bucket, Accumulator, HIDDEN, INPUTS, MAX_BUCKETS, QA, QB, SCALE};
+use super::{output_bucket, HIDDEN, INPUTS, MAX_BUCKETS, QA, QB, SCALE};
 
 /// The quantised network, read from bullet's file layout: little-endian i16 throughout, the
 /// weight fields in this order, then padding up to a multiple of 64 bytes (zeros, or bullet's
@@ -271,15 +271,16 @@ impl Network {
         net
     }
 
-    /// The output in centipawns from the side to move's point of view, through the output
-    /// bucket of a board with `pieces` pieces (kings included).
+    /// The output in centipawns from the side to move's point of view, given the side to move's
+    /// accumulator values and the other side's, through the output bucket of a board with
+    /// `pieces` pieces (kings included).
     #[inline]
-    pub fn evaluate(&self, us: &Accumulator, them: &Accumulator, pieces: usize) -> i32 {
+    pub fn evaluate(&self, us: &[i16; HIDDEN], them: &[i16; HIDDEN], pieces: usize) -> i32 {
         // A legal board has at most 32 pieces; a test position with more takes the last bucket.
         let bucket = self.bucket_of[pieces.min(32)];
         let (ours, theirs) = self.output_weights[bucket].split_at(HIDDEN);
-        let sum = i64::from(Active::screlu_dot(&us.values, ours.try_into().unwrap()))
-            + i64::from(Active::screlu_dot(&them.values, theirs.try_into().unwrap()));
+        let sum = i64::from(Active::screlu_dot(us, ours.try_into().unwrap()))
+            + i64::from(Active::screlu_dot(them, theirs.try_into().unwrap()));
         // SCReLU squares activations quantised by QA, so one factor of QA is divided out first.
         // In i64: the scaling to centipawns would overflow i32 for extreme (legal) weights.
         let cp = (sum / i64::from(QA) + i64::from(self.output_bias[bucket])) * i64::from(SCALE)

@@ -96,7 +96,7 @@ pub fn run_for(net: &Network, budget: Duration) -> NnBenchReport {
     }
     let evals_per_sec = rate(budget, || {
         for (us, them, pieces) in &children {
-            black_box(net.evaluate(us, them, *pieces));
+            black_box(net.evaluate(&us.values, &them.values, *pieces));
         }
         children.len()
     });
