@@ -12,6 +12,7 @@ use patina::nnue::MAX_BUCKETS;
 use crate::error::{Result, TrainerError};
 use crate::precision::Precision;
 use crate::schedule::{LrSchedule, WdlSchedule};
+use crate::shuffle::Split;
 
 /// The most training threads a run takes: far above any machine's cores, low enough that a
 /// typo is refused rather than spawning a million threads.
@@ -39,8 +40,9 @@ pub struct Config {
     /// Number format of the backward pass's working rows (`precision`).
     pub precision: Precision,
     pub superbatches: usize,
-    /// Passes over the training positions: where set, `superbatches` follows from the data's
-    /// size when the run starts (`sized_to`), so a schedule fits however much data there is.
+    /// Passes over the training positions: where set, `superbatches` (and, for small data,
+    /// the batch and superbatch sizes) follow from the data's size when the run starts
+    /// (`sized_to`), so a schedule fits however much data there is.
     pub epochs: Option<f64>,
     pub batch_size: usize,
     pub batches_per_superbatch: usize,
@@ -49,7 +51,8 @@ pub struct Config {
     /// Results are reproducible for a given seed and thread count.
     pub threads: usize,
     pub seed: u64,
-    /// Positions held out for the validation loss (at most a tenth of the data).
+    /// Positions held out for the validation loss (at most a tenth of the data); once the run
+    /// starts, the number held out.
     pub validation: u64,
     /// A fresh random order every epoch; `false` reads in file order (for pre-shuffled data).
     pub shuffle: bool,
@@ -199,23 +202,30 @@ impl Config {
 }
 
 impl Config {
-    /// The run for `training` positions: with `epochs` set, as many superbatches as that many
-    /// passes take (at least one), and a cosine schedule ending with them.
-    pub fn sized_to(&self, training: u64) -> Self {
-        let Some(epochs) = self.epochs else {
-            return self.clone();
-        };
-        let per_superbatch = (self.batch_size * self.batches_per_superbatch) as f64;
-        let superbatches = ((epochs * training as f64 / per_superbatch).ceil() as usize).max(1);
+    /// The run on the data `split` divides: `validation` the positions held out and, with
+    /// `epochs` set, the run sized to the training positions.
+    pub fn sized_to(&self, split: &Split) -> Self {
         let mut sized = Self {
-            superbatches,
+            validation: split.validation_len(),
             ..self.clone()
         };
+        let Some(epochs) = self.epochs else {
+            return sized;
+        };
+        // A batch is at most every training position and a superbatch at most one pass over
+        // them, so rounding the run up to whole superbatches adds less than one pass, whatever
+        // the data's size.
+        let training = split.training_len();
+        sized.batch_size = self.batch_size.min(training as usize);
+        let batches_per_pass = training / sized.batch_size as u64;
+        sized.batches_per_superbatch = self.batches_per_superbatch.min(batches_per_pass as usize);
+        let per_superbatch = (sized.batch_size * sized.batches_per_superbatch) as f64;
+        sized.superbatches = ((epochs * training as f64 / per_superbatch).ceil() as usize).max(1);
         if let LrSchedule::Cosine {
             final_superbatch, ..
         } = &mut sized.lr
         {
-            *final_superbatch = superbatches;
+            *final_superbatch = sized.superbatches;
         }
         sized
     }

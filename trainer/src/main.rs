@@ -412,6 +412,8 @@ fn main() -> ExitCode {
 
 #[cfg(test)]
 mod tests {
+    use trainer::shuffle::Split;
+
     use super::*;
 
     fn configured(flags: &[&str]) -> Result<Config> {
@@ -461,25 +463,39 @@ mod tests {
         let flags = ["--lr-schedule", "cosine", "--epochs", "2.5"];
         let config = configured(&[&flags[..], &["--batch-size", "100"]].concat()).unwrap();
         config.validate().unwrap();
-        // Superbatches of 4 batches of 100 positions ...
         let config = Config {
             batches_per_superbatch: 4,
             ..config
         };
-        // ... 2.5 passes over 1000 are 2500 positions, 6.25 superbatches of 400: 7.
-        let sized = config.sized_to(1000);
-        assert_eq!(sized.superbatches, 7);
-        assert!(matches!(
-            sized.lr,
-            LrSchedule::Cosine {
-                final_superbatch: 7,
-                ..
-            }
-        ));
-        assert_eq!(config.sized_to(1).superbatches, 1);
+        let sizes = |training| {
+            let sized = config.sized_to(&Split::new(training, 0, 0).unwrap());
+            let sizes = (
+                sized.superbatches,
+                sized.batches_per_superbatch,
+                sized.batch_size,
+            );
+            assert!(
+                matches!(sized.lr, LrSchedule::Cosine { final_superbatch, .. }
+                    if final_superbatch == sized.superbatches),
+                "{training}: {:?}",
+                sized.lr
+            );
+            sizes
+        };
+        // 2.5 passes over 1000 positions are 2500, 6.25 superbatches of 4 batches of 100: 7.
+        assert_eq!(sizes(1000), (7, 4, 100));
+        // A superbatch is at most one pass: over 250 positions, 2 batches of 100; 3.125
+        // superbatches are 4, 3.2 passes.
+        assert_eq!(sizes(250), (4, 2, 100));
+        // A batch is at most every position: 3 passes over 40.
+        assert_eq!(sizes(40), (3, 1, 40));
+        // The validation count becomes the positions held out.
+        let held_out = config.sized_to(&Split::new(1000, 1 << 18, 0).unwrap());
+        assert_eq!(held_out.validation, 100);
         // Without --epochs, the superbatch count stands.
         let fixed = configured(&["--superbatches", "9"]).unwrap();
-        assert_eq!(fixed.sized_to(1_000_000_000).superbatches, 9);
+        let sized = fixed.sized_to(&Split::new(1_000_000_000, 0, 0).unwrap());
+        assert_eq!(sized.superbatches, 9);
         // Both lengths at once, or a length that is no number of passes, is refused.
         let both = ["trainer", "train", "--epochs", "2", "--superbatches", "9"];
         assert!(Cli::try_parse_from(both).is_err());

@@ -80,7 +80,13 @@ fn run_at<const N: usize, P: RowFormat>(config: &Config, start: Start) -> Result
     if !config.shuffle {
         split = split.in_file_order();
     }
-    let config = &config.sized_to(split.training_len());
+    // A resumed run goes on with the sizes it was saved with.
+    let resumed = start.resume.is_some();
+    let config = &if resumed {
+        config.clone()
+    } else {
+        config.sized_to(&split)
+    };
     let positions = format!(
         "positions         {} ({} training, {} validation), {:.2} epochs",
         data.len(),
@@ -103,7 +109,6 @@ fn run_at<const N: usize, P: RowFormat>(config: &Config, start: Start) -> Result
     };
     let mut trainer = Trainer::<N, P>::new(model, &data, split, config.batch_size, config.threads)?;
     let mut history = Vec::new();
-    let resumed = start.resume.is_some();
     if let Some(checkpoint) = start.resume {
         restore(&mut trainer, &mut history, checkpoint, data.len(), config)?;
     }

@@ -1,0 +1,69 @@
+//! `trainer train` as a user runs it, on data smaller than one default batch: `--epochs` makes
+//! that many passes, and the header gives the numbers the run used.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use trainer::checkpoint::Checkpoint;
+use trainer::config::Config;
+use trainer::loader::write_bulletformat;
+use trainer::synthetic;
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("patina-trainer-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn epochs_are_passes_over_small_data_and_the_header_says_so() {
+    let dir = temp_dir("command-line");
+    let data = dir.join("data.bin");
+    write_bulletformat(&data, &synthetic::dataset(1000, 5)).unwrap();
+    let out_dir = dir.join("run");
+    let output = Command::new(env!("CARGO_BIN_EXE_trainer"))
+        .args(["train", "--data"])
+        .arg(&data)
+        .arg("--out-dir")
+        .arg(&out_dir)
+        .args(["--net-id", "t", "--epochs", "2", "--threads", "1"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+
+    // The default validation asks for far more than the data's tenth, the most held out.
+    assert!(
+        stdout.contains("validation        100 positions"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("positions         1000 (900 training, 100 validation), 2.00 epochs"),
+        "{stdout}"
+    );
+    // Two passes over 900 positions, counted by the trainer: the batches it trained (the last
+    // checkpoint's) times their size.
+    let log = std::fs::read_to_string(out_dir.join("log.csv")).unwrap();
+    let superbatches = log.lines().count() - 1;
+    let checkpoint = Checkpoint::load(&out_dir.join(format!("t-{superbatches}.ckpt"))).unwrap();
+    let config = Config::from_toml(&checkpoint.config_toml).unwrap();
+    assert_eq!(
+        checkpoint.step * config.batch_size as u64,
+        2 * 900,
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(&format!(
+            "superbatches      {superbatches} × {} batches × {} positions (2 epochs)",
+            config.batches_per_superbatch, config.batch_size
+        )),
+        "{stdout}"
+    );
+
+    std::fs::remove_dir_all(dir).unwrap();
+}
