@@ -18,6 +18,34 @@ use crate::shuffle::Split;
 /// typo is refused rather than spawning a million threads.
 pub const MAX_THREADS: usize = 1024;
 
+/// What `trainer train` does unless told otherwise: the recipe that trained the default net,
+/// gen10 (nets/README.md), so that `trainer train --viri GAMES --net-id ID` alone trains a net
+/// the way the engine's own was. The net's shape is the engine's (`patina::nnue`), the
+/// precision `Precision::default()`, the threads every core. docs/trainer.md quotes these.
+pub mod defaults {
+    pub const NET_ID: &str = "patina";
+    pub const OUT_DIR: &str = "checkpoints";
+    /// Passes over the training positions; the run's length follows from the data's size.
+    pub const EPOCHS: f64 = 5.0;
+    pub const BATCH_SIZE: usize = 16_384;
+    pub const BATCHES_PER_SUPERBATCH: usize = 25;
+    pub const SAVE_RATE: usize = 5;
+    pub const SEED: u64 = 0;
+    pub const VALIDATION: u64 = 1 << 18;
+    /// A cosine learning rate from `LR` to `LR_END` over the run.
+    pub const LR: f32 = 0.001;
+    pub const LR_END: f32 = 0.000_01;
+    /// λ, the weight of the game result in the target.
+    pub const WDL: f32 = 0.3;
+
+    /// The step schedule's, bullet's: ×0.1 every 18 superbatches.
+    pub const LR_GAMMA: f32 = 0.1;
+    pub const LR_STEP: usize = 18;
+    /// Where a cosine schedule that replaces another ends unless told, as a fraction of its
+    /// start (the recipe's `LR_END / LR`).
+    pub const LR_END_FRACTION: f32 = 0.01;
+}
+
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Config {
@@ -39,10 +67,11 @@ pub struct Config {
     pub buckets: usize,
     /// Number format of the backward pass's working rows (`precision`).
     pub precision: Precision,
+    /// The run's length; with `epochs` set (the default) it follows from the data's size when
+    /// the run starts (`sized_to`).
     pub superbatches: usize,
     /// Passes over the training positions: where set, `superbatches` (and, for small data,
-    /// the batch and superbatch sizes) follow from the data's size when the run starts
-    /// (`sized_to`), so a schedule fits however much data there is.
+    /// the batch and superbatch sizes) follow from the data's size when the run starts.
     pub epochs: Option<f64>,
     pub batch_size: usize,
     pub batches_per_superbatch: usize,
@@ -64,33 +93,42 @@ pub struct Config {
 
 impl Default for Config {
     fn default() -> Self {
+        // Counted from the data and `epochs` when the run starts.
+        let superbatches = 1;
         Self {
-            net_id: "patina".into(),
+            net_id: defaults::NET_ID.into(),
             data: Vec::new(),
             viri: Vec::new(),
-            out_dir: "checkpoints".into(),
+            out_dir: defaults::OUT_DIR.into(),
             init: None,
             hidden: patina::nnue::HIDDEN,
             buckets: patina::nnue::Network::embedded().buckets(),
             precision: Precision::default(),
-            superbatches: 40,
-            epochs: None,
-            batch_size: 16_384,
-            batches_per_superbatch: 6104,
-            save_rate: 10,
-            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
-            seed: 0,
-            validation: 1 << 18,
+            superbatches,
+            epochs: Some(defaults::EPOCHS),
+            batch_size: defaults::BATCH_SIZE,
+            batches_per_superbatch: defaults::BATCHES_PER_SUPERBATCH,
+            save_rate: defaults::SAVE_RATE,
+            threads: every_core(),
+            seed: defaults::SEED,
+            validation: defaults::VALIDATION,
             shuffle: true,
-            lr: LrSchedule::Step {
-                start: 0.001,
-                gamma: LrSchedule::DEFAULT_GAMMA,
-                step: LrSchedule::DEFAULT_STEP,
+            lr: LrSchedule::Cosine {
+                start: defaults::LR,
+                end: defaults::LR_END,
+                final_superbatch: superbatches,
             },
-            wdl: WdlSchedule::Constant { value: 0.75 },
+            wdl: WdlSchedule::Constant {
+                value: defaults::WDL,
+            },
             filter: Filter::default(),
         }
     }
+}
+
+/// The default thread count.
+pub fn every_core() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 impl Config {
@@ -101,6 +139,14 @@ impl Config {
         let table: toml::Table = toml::from_str(text).map_err(invalid)?;
         if let Some(toml::Value::Table(filter)) = table.get("filter") {
             check_filter_keys(filter)?;
+        }
+        // A file that gives the superbatches and no epochs fixes the length, as --superbatches
+        // does: the default epochs would size it anew.
+        if table.contains_key("superbatches") && !table.contains_key("epochs") {
+            return Ok(Self {
+                epochs: None,
+                ..config
+            });
         }
         Ok(config)
     }
@@ -318,6 +364,27 @@ mod tests {
         assert_eq!(again.to_toml(), config.to_toml());
         let error = Config::from_toml("net_id = \"x\"\nbogus = 1").unwrap_err();
         assert!(error.to_string().contains("line 2"), "{error}");
+    }
+
+    /// A file's superbatches fix the run's length unless it gives epochs too (as a sized run's
+    /// saved config does), and either kind of run reads back as it was written.
+    #[test]
+    fn superbatches_without_epochs_fix_the_length() {
+        let fixed = Config::from_toml("superbatches = 40\n").unwrap();
+        assert_eq!((fixed.superbatches, fixed.epochs), (40, None));
+        assert_eq!(
+            Config::from_toml("").unwrap().epochs,
+            Some(defaults::EPOCHS)
+        );
+        let sized = Config::from_toml("superbatches = 40\nepochs = 2.0\n").unwrap();
+        assert_eq!(sized.epochs, Some(2.0));
+        for config in [fixed, sized] {
+            let again = Config::from_toml(&config.to_toml()).unwrap();
+            assert_eq!(
+                (again.superbatches, again.epochs),
+                (config.superbatches, config.epochs)
+            );
+        }
     }
 
     #[test]

@@ -1,3 +1,4 @@
+use std::fmt;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -7,7 +8,7 @@ use patina::nnue::Network;
 use viriformat::dataformat::Filter;
 
 use trainer::checkpoint::{write_whole_file, Checkpoint};
-use trainer::config::{Config, MAX_THREADS};
+use trainer::config::{defaults, Config, MAX_THREADS};
 use trainer::error::{Result, TrainerError};
 use trainer::loader::{write_bulletformat, Dataset};
 use trainer::precision::Precision;
@@ -161,6 +162,23 @@ enum LrKind {
     Cosine,
 }
 
+impl LrKind {
+    fn of(lr: &LrSchedule) -> Self {
+        match lr {
+            LrSchedule::Constant { .. } => Self::Constant,
+            LrSchedule::Step { .. } => Self::Step,
+            LrSchedule::Cosine { .. } => Self::Cosine,
+        }
+    }
+}
+
+impl fmt::Display for LrKind {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        let value = self.to_possible_value().expect("no LrKind is skipped");
+        f.write_str(value.get_name())
+    }
+}
+
 impl TrainArgs {
     fn changes_settings(&self) -> bool {
         self.config.is_some()
@@ -222,18 +240,14 @@ impl TrainArgs {
             config.epochs = None;
         }
 
-        let (gamma, step) = (LrSchedule::DEFAULT_GAMMA, LrSchedule::DEFAULT_STEP);
-        let end_of = |start: f32| start * LrSchedule::DEFAULT_END_FRACTION;
+        let (gamma, step) = (defaults::LR_GAMMA, defaults::LR_STEP);
+        let end_of = |start: f32| start * defaults::LR_END_FRACTION;
         let (start, gamma, step, end) = match config.lr {
             LrSchedule::Constant { value } => (value, gamma, step, end_of(value)),
             LrSchedule::Step { start, gamma, step } => (start, gamma, step, end_of(start)),
             LrSchedule::Cosine { start, end, .. } => (start, gamma, step, end),
         };
-        let kind = self.lr_schedule.unwrap_or(match config.lr {
-            LrSchedule::Constant { .. } => LrKind::Constant,
-            LrSchedule::Step { .. } => LrKind::Step,
-            LrSchedule::Cosine { .. } => LrKind::Cosine,
-        });
+        let kind = self.lr_schedule.unwrap_or(LrKind::of(&config.lr));
         let is_step = matches!(kind, LrKind::Step);
         let misplaced = [
             ("--lr-gamma", self.lr_gamma.is_some() && !is_step),
@@ -244,10 +258,8 @@ impl TrainArgs {
             ),
         ];
         if let Some((flag, _)) = misplaced.iter().find(|(_, misplaced)| *misplaced) {
-            let name = kind.to_possible_value().expect("no LrKind is skipped");
             return Err(TrainerError::Config(format!(
-                "{flag} does not apply to the {} learning-rate schedule",
-                name.get_name()
+                "{flag} does not apply to the {kind} learning-rate schedule"
             )));
         }
         let start = self.lr.unwrap_or(start);
@@ -416,29 +428,64 @@ mod tests {
 
     use super::*;
 
-    fn configured(flags: &[&str]) -> Result<Config> {
-        let line = ["trainer", "train", "--data", "a.bin"].iter().chain(flags);
+    fn train_args(flags: &[&str]) -> Box<TrainArgs> {
+        let line = ["trainer", "train"].iter().chain(flags);
         let Command::Train(args) = Cli::try_parse_from(line).unwrap().command else {
             unreachable!("a train line")
         };
+        args
+    }
+
+    fn configured(flags: &[&str]) -> Result<Config> {
         let mut config = Config::default();
-        args.apply(&mut config)?;
+        train_args(&[&["--data", "a.bin"][..], flags].concat()).apply(&mut config)?;
         Ok(config)
     }
 
     #[test]
     fn a_flag_of_another_learning_rate_schedule_is_refused() {
-        assert!(configured(&["--lr-end", "0.00001"]).is_err());
+        assert!(configured(&["--lr-gamma", "0.3"]).is_err());
+        assert!(configured(&["--lr-schedule", "step", "--lr-end", "0.00001"]).is_err());
         assert!(configured(&["--lr-schedule", "cosine", "--lr-gamma", "0.3"]).is_err());
-        let config = configured(&["--lr-schedule", "cosine", "--superbatches", "7"]).unwrap();
+        let config = configured(&["--lr-step", "5", "--lr-schedule", "step"]).unwrap();
+        assert_eq!(
+            config.lr,
+            LrSchedule::Step {
+                start: defaults::LR,
+                gamma: defaults::LR_GAMMA,
+                step: 5
+            }
+        );
+        // A cosine schedule in place of another ends, unless told, at a fraction of its start.
+        let mut config = Config {
+            lr: LrSchedule::Constant { value: 0.002 },
+            ..Config::default()
+        };
+        train_args(&["--lr-schedule", "cosine", "--superbatches", "7"])
+            .apply(&mut config)
+            .unwrap();
         assert_eq!(
             config.lr,
             LrSchedule::Cosine {
-                start: 0.001,
-                end: 0.001 * LrSchedule::DEFAULT_END_FRACTION,
+                start: 0.002,
+                end: 0.002 * defaults::LR_END_FRACTION,
                 final_superbatch: 7
             }
         );
+    }
+
+    /// With no flags, a run follows the default net's recipe: cosine from `LR` to `LR_END`
+    /// over `EPOCHS` passes.
+    #[test]
+    fn the_defaults_are_the_recipe() {
+        let config = configured(&[]).unwrap();
+        config.validate().unwrap();
+        assert_eq!(config.epochs, Some(defaults::EPOCHS));
+        assert!(matches!(
+            config.lr,
+            LrSchedule::Cosine { start, end, .. } if start == defaults::LR && end == defaults::LR_END
+        ));
+        assert_eq!(config.hidden, patina::nnue::HIDDEN);
     }
 
     #[test]
@@ -508,11 +555,9 @@ mod tests {
     #[test]
     fn a_cosine_schedule_follows_the_superbatch_count() {
         let mut config = configured(&["--lr-schedule", "cosine"]).unwrap();
-        let line = ["trainer", "train", "--superbatches", "60"];
-        let Command::Train(args) = Cli::try_parse_from(line).unwrap().command else {
-            unreachable!("a train line")
-        };
-        args.apply(&mut config).unwrap();
+        train_args(&["--superbatches", "60"])
+            .apply(&mut config)
+            .unwrap();
         assert!(matches!(
             config.lr,
             LrSchedule::Cosine {

@@ -26,12 +26,6 @@ pub enum LrSchedule {
 }
 
 impl LrSchedule {
-    /// The step schedule's defaults, bullet's: ×0.1 every 18 superbatches.
-    pub const DEFAULT_GAMMA: f32 = 0.1;
-    pub const DEFAULT_STEP: usize = 18;
-    /// Where a cosine schedule ends unless told, as a fraction of its start.
-    pub const DEFAULT_END_FRACTION: f32 = 0.01;
-
     pub fn lr(&self, superbatch: usize) -> f32 {
         match *self {
             Self::Constant { value } => value,

@@ -33,6 +33,7 @@ fn a_fine_tune_starts_from_the_given_net() {
         data: vec![data],
         out_dir: dir.join("base"),
         superbatches: 2,
+        epochs: None,
         batch_size: 256,
         batches_per_superbatch: 4,
         threads: 2,

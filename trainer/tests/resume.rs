@@ -42,6 +42,7 @@ fn resume_matches(precision: Precision, buckets: usize) {
         data: vec![data],
         out_dir: dir.join("full"),
         superbatches: 4,
+        epochs: None,
         batch_size: 256,
         batches_per_superbatch: 6,
         save_rate: 2,
