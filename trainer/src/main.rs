@@ -8,7 +8,7 @@ use patina::nnue::Network;
 use viriformat::dataformat::Filter;
 
 use trainer::checkpoint::{write_whole_file, Checkpoint};
-use trainer::config::{defaults, Config, MAX_THREADS};
+use trainer::config::{defaults, every_core, Config, MAX_THREADS};
 use trainer::error::{Result, TrainerError};
 use trainer::loader::{write_bulletformat, Dataset};
 use trainer::precision::Precision;
@@ -31,8 +31,10 @@ struct Cli {
 enum Command {
     /// Write a seeded random network (generation 0 of a zero-knowledge lineage).
     Init {
+        /// Seed of the random weights.
         #[arg(long, default_value_t = 0)]
         seed: u64,
+        /// The net file to write.
         #[arg(long)]
         out: PathBuf,
     },
@@ -41,34 +43,45 @@ enum Command {
     /// Write bulletformat files' positions, all together, in a uniformly random order (a
     /// pre-shuffle pass: train on the result with --no-shuffle, as bullet reads its data).
     Shuffle {
+        /// bulletformat file (repeatable).
         #[arg(long, required = true)]
         data: Vec<PathBuf>,
+        /// Seed of the order.
         #[arg(long, default_value_t = 0)]
         seed: u64,
+        /// The bulletformat file to write.
         #[arg(long)]
         out: PathBuf,
     },
     /// Write generated positions labelled by a random teacher net (for smoke tests and benchmarks).
     Synth {
+        /// Positions to write.
         #[arg(long, default_value_t = 1_000_000)]
         positions: usize,
+        /// Seed of the random games the positions come from.
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// The bulletformat file to write.
         #[arg(long)]
         out: PathBuf,
     },
     /// Measure training throughput for hidden sizes N (128, 256, 512, 1024), thread counts and
     /// precisions.
     Bench {
+        /// Generated positions to train on.
         #[arg(long, default_value_t = 262_144, value_parser = at_least_one)]
         positions: usize,
+        /// Batches timed per measurement, after one warm-up batch.
         #[arg(long, default_value_t = 12, value_parser = at_least_one)]
         batches: usize,
+        /// Hidden widths N to measure.
         #[arg(long, value_delimiter = ',', default_value = "128,256,512,1024")]
         hidden: Vec<usize>,
+        /// Thread counts to measure.
         #[arg(long, value_delimiter = ',', default_value = "1,2",
               value_parser = RangedU64ValueParser::<usize>::new().range(1..=MAX_THREADS as u64))]
         threads: Vec<usize>,
+        /// Precisions to measure.
         #[arg(long, value_enum, value_delimiter = ',', default_values_t = [Precision::default()])]
         precision: Vec<Precision>,
         /// Read positions in order instead of shuffled.
@@ -80,12 +93,14 @@ enum Command {
     },
 }
 
+/// The settings of a run. Each is optional: one not given keeps the value of the --config
+/// file, or else the default (`config::defaults`), which its help line quotes.
 #[derive(Args)]
 struct TrainArgs {
     /// Continue exactly from this checkpoint (its settings are used; only --out-dir may change).
     #[arg(long)]
     resume: Option<PathBuf>,
-    /// TOML file with any of the settings below (see docs/trainer.md).
+    /// TOML file with any of the settings below (see docs/trainer.md); flags override it.
     #[arg(long)]
     config: Option<PathBuf>,
     /// bulletformat file (repeatable).
@@ -94,65 +109,87 @@ struct TrainArgs {
     /// viriformat game file, or a folder of them (repeatable).
     #[arg(long)]
     viri: Vec<PathBuf>,
-    #[arg(long)]
+    #[arg(long, help = with_default(
+        "Folder for the nets, checkpoints, config and log", defaults::OUT_DIR))]
     out_dir: Option<PathBuf>,
     /// Start from this net's weights instead of random ones (a fine-tune; same N and B).
     #[arg(long)]
     init: Option<PathBuf>,
-    #[arg(long)]
+    #[arg(long, help = with_default(
+        "Names the output files: <ID>.nnue, <ID>-<superbatch>.ckpt, …", defaults::NET_ID))]
     net_id: Option<String>,
-    /// Hidden width N: 128, 256, 512 or 1024 (default: the engine's, i.e. its embedded net's).
-    #[arg(long)]
+    #[arg(long, help = with_default(
+        "Hidden width N: 128, 256, 512 or 1024",
+        format!("{}, the engine's", patina::nnue::HIDDEN)))]
     hidden: Option<usize>,
-    /// Output buckets B (1 to 32), chosen by piece count as bullet's `MaterialCount<B>` (default:
-    /// the embedded net's; 1 is none).
-    #[arg(long)]
+    #[arg(long, help = with_default(
+        "Output buckets B (1 to 32; 1 is none), chosen by piece count as bullet's `MaterialCount<B>`",
+        format!("{}, the engine's", Network::embedded().buckets())))]
     buckets: Option<usize>,
-    /// Number format of the weights and hidden gradients the backward pass sums (default bf16;
-    /// f32 computes exactly as bullet does).
-    #[arg(long, value_enum)]
+    #[arg(long, value_enum, help = with_default(
+        "Number format of the weights and hidden gradients the backward pass sums (f32 computes \
+         exactly as bullet does)",
+        Precision::default()))]
     precision: Option<Precision>,
+    /// Superbatches to train, instead of --epochs [default: as many as --epochs takes].
     #[arg(long, conflicts_with = "epochs")]
     superbatches: Option<usize>,
-    /// Passes over the training positions: sets --superbatches from the data's size
-    #[arg(long)]
+    #[arg(long, help = with_default(
+        "Passes over the training positions: the number of superbatches follows from the data's \
+         size (and for data smaller than a superbatch, the superbatch's and batch's sizes)",
+        defaults::EPOCHS))]
     epochs: Option<f64>,
-    #[arg(long)]
+    #[arg(long, help = with_default("Positions per batch", defaults::BATCH_SIZE))]
     batch_size: Option<usize>,
-    #[arg(long)]
+    #[arg(long, help = with_default(
+        "Batches per superbatch, the unit of the schedules, log and checkpoints",
+        defaults::BATCHES_PER_SUPERBATCH))]
     batches_per_superbatch: Option<usize>,
-    /// Checkpoint every this many superbatches.
-    #[arg(long)]
+    #[arg(long, help = with_default(
+        "Checkpoint and numbered net every this many superbatches", defaults::SAVE_RATE))]
     save_rate: Option<usize>,
-    #[arg(long)]
+    #[arg(long, help = with_default(
+        "Training threads (a run is reproducible for a seed and thread count)",
+        format!("every core, {}", every_core())))]
     threads: Option<usize>,
-    #[arg(long)]
+    #[arg(long, help = with_default(
+        "Seed of the random initial weights and of the order positions are read in",
+        defaults::SEED))]
     seed: Option<u64>,
-    /// Positions held out for the validation loss.
-    #[arg(long)]
+    #[arg(long, help = with_default(
+        "Positions held out for the validation loss: the data's last, at most a tenth of it",
+        defaults::VALIDATION))]
     validation: Option<u64>,
     /// Read positions in file order (for data shuffled beforehand) instead of reshuffling every epoch.
     #[arg(long)]
     no_shuffle: bool,
-    #[arg(long, value_enum)]
+    #[arg(long, value_enum, help = with_default(
+        "Learning-rate schedule", LrKind::of(&Config::default().lr)))]
     lr_schedule: Option<LrKind>,
-    /// Initial learning rate.
-    #[arg(long)]
+    #[arg(long, help = with_default("Initial learning rate", defaults::LR))]
     lr: Option<f32>,
-    /// Step schedule: multiply by this every --lr-step superbatches.
-    #[arg(long)]
+    #[arg(long, help = with_default(
+        "Step schedule: multiply the learning rate by this every --lr-step superbatches",
+        defaults::LR_GAMMA))]
     lr_gamma: Option<f32>,
-    #[arg(long)]
+    #[arg(long, help = with_default(
+        "Step schedule: superbatches between multiplications", defaults::LR_STEP))]
     lr_step: Option<usize>,
-    /// Cosine schedule: learning rate reached at the last superbatch.
-    #[arg(long)]
+    #[arg(long, help = with_default(
+        "Cosine schedule: learning rate reached at the last superbatch", defaults::LR_END))]
     lr_end: Option<f32>,
-    /// λ, the weight of the game result in the target.
-    #[arg(long)]
+    #[arg(long, help = with_default(
+        "λ, the weight of the game result in the target", defaults::WDL))]
     wdl: Option<f32>,
-    /// Taper λ linearly from --wdl to this.
+    /// Taper λ linearly from --wdl to this [default: none, λ stays constant].
     #[arg(long)]
     wdl_end: Option<f32>,
+}
+
+/// A flag's help line ending in its default, taken from the default itself so that the two
+/// cannot drift apart.
+fn with_default(text: &str, default: impl fmt::Display) -> String {
+    format!("{text} [default: {default}]")
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -424,6 +461,7 @@ fn main() -> ExitCode {
 
 #[cfg(test)]
 mod tests {
+    use clap::CommandFactory;
     use trainer::shuffle::Split;
 
     use super::*;
@@ -486,6 +524,22 @@ mod tests {
             LrSchedule::Cosine { start, end, .. } if start == defaults::LR && end == defaults::LR_END
         ));
         assert_eq!(config.hidden, patina::nnue::HIDDEN);
+    }
+
+    #[test]
+    fn every_train_flag_says_what_it_does_and_its_default() {
+        // Flags that have no default: a file to read, or a switch.
+        let without_default = ["resume", "config", "data", "viri", "init", "no_shuffle"];
+        let command = Cli::command();
+        let train = command.find_subcommand("train").expect("a train command");
+        for arg in train.get_arguments() {
+            let id = arg.get_id().as_str();
+            let help = arg.get_help().map(|h| h.to_string()).unwrap_or_default();
+            assert!(!help.is_empty(), "--{id} has no description");
+            if !without_default.contains(&id) {
+                assert!(help.contains("[default: "), "--{id}: {help}");
+            }
+        }
     }
 
     #[test]
