@@ -384,6 +384,11 @@ fn train(args: &TrainArgs) -> Result<()> {
     };
     args.apply(&mut config)?;
     config.resolve_data_paths()?;
+    if args.out_dir.is_none() && config.out_dir == Path::new(defaults::OUT_DIR) {
+        let folder =
+            std::path::absolute(&config.out_dir).map_err(TrainerError::io(&config.out_dir))?;
+        println!("no --out-dir given: writing to {}", folder.display());
+    }
     run(
         &config,
         Start {
