@@ -1,9 +1,12 @@
-//! Counting what a run produced, shared by the workers, and showing it as a live line.
+//! Counting what a run produced, shared by the workers, and showing it as a live line: a bar
+//! on a terminal, a plain line every so often in a log (`bar`, which the trainer uses too).
 
+use std::io::{self, IsTerminal, Write};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle, TermLike};
 
 use crate::record::GameResult;
 
@@ -104,9 +107,8 @@ impl Progress {
             "{{elapsed_precise}} [{{bar:25}}] {{human_pos}}/{{human_len}} {unit} | {{msg}} | ETA {{eta}}"
         ))
         .expect("the template is valid");
-        let bar = ProgressBar::new(target.amount())
-            .with_style(style)
-            .with_position(target.reached(&before).min(target.amount()));
+        let bar =
+            bar(target.amount(), style).with_position(target.reached(&before).min(target.amount()));
         bar.reset_eta();
         bar.enable_steady_tick(Duration::from_millis(500));
         Self {
@@ -138,5 +140,98 @@ impl Progress {
     pub fn finish(self) -> Duration {
         self.bar.finish_and_clear();
         self.start.elapsed()
+    }
+}
+
+/// Time between plain progress lines in a log; the environment variable
+/// `PATINA_PROGRESS_INTERVAL` (whole seconds) overrides it.
+const LINE_INTERVAL: Duration = Duration::from_secs(20);
+
+/// A progress bar of `len` steps on stderr, drawn in `style`: indicatif's live bar on a
+/// terminal. Elsewhere (a pipe, a log file) indicatif would draw nothing at all, so there the
+/// same line is printed as plain text every `LINE_INTERVAL`.
+pub fn bar(len: u64, style: ProgressStyle) -> ProgressBar {
+    let target = if io::stderr().is_terminal() {
+        ProgressDrawTarget::stderr()
+    } else {
+        let interval = std::env::var("PATINA_PROGRESS_INTERVAL")
+            .ok()
+            .and_then(|seconds| seconds.parse().ok())
+            .map_or(LINE_INTERVAL, Duration::from_secs);
+        let lines = LogLines {
+            interval,
+            drawn: Mutex::new(Drawn {
+                line: String::new(),
+                printed: Instant::now(),
+            }),
+        };
+        ProgressDrawTarget::term_like_with_hz(Box::new(lines), 1)
+    };
+    ProgressBar::with_draw_target(Some(len), target).with_style(style)
+}
+
+/// indicatif's drawing as lines of a log: cursor moves and clearing are dropped, and a drawn
+/// line is printed once `interval` has passed since the last one (or since the start).
+#[derive(Debug)]
+struct LogLines {
+    interval: Duration,
+    drawn: Mutex<Drawn>,
+}
+
+#[derive(Debug)]
+struct Drawn {
+    /// The line drawn since the last flush, padded to the width.
+    line: String,
+    printed: Instant,
+}
+
+impl TermLike for LogLines {
+    /// Wide enough that no line wraps; the padding to it is trimmed off.
+    fn width(&self) -> u16 {
+        1000
+    }
+
+    fn move_cursor_up(&self, _: usize) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn move_cursor_down(&self, _: usize) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn move_cursor_right(&self, _: usize) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn move_cursor_left(&self, _: usize) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn write_line(&self, s: &str) -> io::Result<()> {
+        self.write_str(s)
+    }
+
+    fn write_str(&self, s: &str) -> io::Result<()> {
+        self.drawn
+            .lock()
+            .expect("no drawer panics")
+            .line
+            .push_str(s);
+        Ok(())
+    }
+
+    fn clear_line(&self) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn flush(&self) -> io::Result<()> {
+        let mut drawn = self.drawn.lock().expect("no drawer panics");
+        let line = std::mem::take(&mut drawn.line);
+        let line = line.trim();
+        if line.is_empty() || drawn.printed.elapsed() < self.interval {
+            return Ok(());
+        }
+        drawn.printed = Instant::now();
+        writeln!(io::stderr(), "{line}")
     }
 }

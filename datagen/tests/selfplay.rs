@@ -91,6 +91,28 @@ fn dfrc_and_book_openings_make_valid_games() {
     assert_eq!(stored.start.fullmove_number(), 4);
 }
 
+/// Into a pipe, where no bar shows, a run prints its progress as plain lines (with an interval
+/// of 0, at every draw) without a terminal's escape codes.
+#[test]
+fn piped_output_gets_plain_progress_lines() {
+    let dir = scratch_dir("selfplay-progress-lines");
+    let output = Command::new(env!("CARGO_BIN_EXE_datagen"))
+        .args(["play", "--games", "2", "--nodes", "200", "--out"])
+        .arg(dir.join("out"))
+        .env("PATINA_PROGRESS_INTERVAL", "0")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr
+            .lines()
+            .any(|line| line.contains("/2 games |") && line.contains("pos/s")),
+        "{stderr}"
+    );
+    assert!(!stderr.contains('\x1b'), "{stderr}");
+}
+
 #[test]
 fn a_position_target_stops_once_reached() {
     let dir = scratch_dir("selfplay-positions");

@@ -10,6 +10,8 @@ use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
+use datagen::progress;
+
 use crate::checkpoint::{write_whole_file, Checkpoint};
 use crate::config::Config;
 use crate::error::{Result, TrainerError};
@@ -136,8 +138,16 @@ fn run_at<const N: usize, P: RowFormat>(config: &Config, start: Start) -> Result
         for batch in 0..batches {
             loss_sum += trainer.train_batch(lr, wdl)?;
             if batch % 32 == 31 || batch + 1 == batches {
-                bar.set_position(batch + 1);
-                bar.set_message(format!("loss {:.6}", loss_sum / (batch + 1) as f64));
+                let done = batch + 1;
+                let positions = (done as usize * config.batch_size) as f64;
+                // The message first: setting either may draw, and a line a log prints then
+                // should show the loss (its batch count a moment behind) rather than none.
+                bar.set_message(format!(
+                    "loss {:.6} | {:.2}M pos/s",
+                    loss_sum / done as f64,
+                    positions / clock.elapsed().as_secs_f64() / 1e6
+                ));
+                bar.set_position(done);
             }
         }
         bar.finish_and_clear();
@@ -285,13 +295,12 @@ fn progress_bar(superbatch: u64, config: &Config, quiet: bool) -> ProgressBar {
     if quiet {
         return ProgressBar::hidden();
     }
-    let bar = ProgressBar::new(config.batches_per_superbatch as u64);
     let style = ProgressStyle::with_template(
-        "superbatch {prefix} [{bar:30}] {pos}/{len} batches {msg} | ETA {eta}",
+        "superbatch {prefix} [{bar:30}] {pos}/{len} batches | {msg} | ETA {eta}",
     )
     .expect("valid template")
     .progress_chars("=> ");
-    bar.set_style(style);
+    let bar = progress::bar(config.batches_per_superbatch as u64, style);
     bar.set_prefix(format!("{superbatch:>4}/{}", config.superbatches));
     bar
 }

@@ -1,5 +1,6 @@
 //! `trainer train` as a user runs it, on data smaller than one default batch: `--epochs` makes
-//! that many passes, and the header gives the numbers the run used.
+//! that many passes, the header gives the numbers the run used, and output into a pipe, where
+//! no bar shows, gets plain progress lines.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -28,14 +29,14 @@ fn epochs_are_passes_over_small_data_and_the_header_says_so() {
         .arg("--out-dir")
         .arg(&out_dir)
         .args(["--net-id", "t", "--epochs", "2", "--threads", "1"])
+        .env("PATINA_PROGRESS_INTERVAL", "0")
         .output()
         .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&output.stderr)
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr),
     );
+    assert!(output.status.success(), "{stdout}\n{stderr}");
 
     // The default validation asks for far more than the data's tenth, the most held out.
     assert!(
@@ -65,5 +66,13 @@ fn epochs_are_passes_over_small_data_and_the_header_says_so() {
         "{stdout}"
     );
 
+    // Plain lines (interval 0: at every draw), with no terminal's escape codes.
+    assert!(
+        stderr
+            .lines()
+            .any(|line| line.starts_with("superbatch") && line.contains("batches | loss")),
+        "{stderr}"
+    );
+    assert!(!stderr.contains('\x1b'), "{stderr}");
     std::fs::remove_dir_all(dir).unwrap();
 }
