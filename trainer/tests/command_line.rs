@@ -2,20 +2,15 @@
 //! that many passes, the header gives the numbers the run used, and output into a pipe, where
 //! no bar shows, gets plain progress lines.
 
-use std::path::PathBuf;
+mod common;
+
 use std::process::Command;
 
+use common::temp_dir;
 use trainer::checkpoint::Checkpoint;
 use trainer::config::Config;
 use trainer::loader::write_bulletformat;
 use trainer::synthetic;
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("patina-trainer-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 #[test]
 fn epochs_are_passes_over_small_data_and_the_header_says_so() {

@@ -1,9 +1,12 @@
 //! Reading data: bulletformat round trips, viriformat unpacking, and clear errors on bad files.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use bulletformat::ChessBoard;
 
+use common::temp_dir;
 use datagen::gamefile::ReadError;
 use patina::nnue::feature_index;
 use patina::Board;
@@ -14,12 +17,6 @@ use trainer::shuffle::write_shuffled;
 use trainer::synthetic;
 use viriformat::chess::board::{Board as ViriBoard, GameOutcome, WinType};
 use viriformat::dataformat::{Filter, Game};
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("patina-trainer-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 fn open(path: &PathBuf) -> Result<Dataset, TrainerError> {
     Dataset::open(std::slice::from_ref(path), &[], &Filter::default())

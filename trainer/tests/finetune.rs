@@ -1,20 +1,16 @@
 //! `--init`: a run that starts from a net's weights carries that net on instead of starting
 //! from random ones, and a net of another shape is refused before any training.
 
+mod common;
+
 use std::path::PathBuf;
 
+use common::temp_dir;
 use trainer::config::Config;
 use trainer::loader::write_bulletformat;
 use trainer::run::{run, Start};
 use trainer::schedule::LrSchedule;
 use trainer::synthetic;
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("patina-trainer-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 const QUIET: Start = Start {
     resume: None,

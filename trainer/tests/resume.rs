@@ -2,8 +2,11 @@
 //! either precision, with or without output buckets. The run trains a width other than the
 //! engine's, as a generation that grows N does.
 
+mod common;
+
 use std::path::PathBuf;
 
+use common::temp_dir;
 use trainer::checkpoint::Checkpoint;
 use trainer::config::Config;
 use trainer::loader::write_bulletformat;
@@ -11,13 +14,6 @@ use trainer::precision::Precision;
 use trainer::run::{run, Start};
 use trainer::schedule::{LrSchedule, WdlSchedule};
 use trainer::synthetic;
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("patina-trainer-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 #[test]
 fn checkpoint_and_resume_match_an_uninterrupted_run() {
