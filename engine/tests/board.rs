@@ -72,6 +72,18 @@ fn move_counters_saturate() {
     assert_eq!(board.to_fen(), "8/4k3/8/8/8/8/8/4K2R b K - 65535 65535");
 }
 
+/// Unmaking a move at the top of the counters gives back the position, not one move less.
+#[test]
+fn unmake_restores_saturated_counters() {
+    let fen = "4k3/8/8/8/8/8/8/4K2R b K - 65535 65535";
+    let mut board = Board::from_fen(fen).unwrap();
+    for mv in board.legal_moves() {
+        board.make_move(mv);
+        board.unmake_move(mv);
+        assert_eq!(board.to_fen(), fen);
+    }
+}
+
 #[test]
 fn mutated_fens_never_panic() {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(2);

@@ -65,10 +65,12 @@ impl Board {
             colors: [Bitboard::EMPTY; 2],
             mailbox: [None; 64],
             side_to_move: Color::White,
-            fullmove_number: 1,
             castling: Castling::default(),
             chess960: false,
-            state: State::default(),
+            state: State {
+                fullmove_number: 1,
+                ..State::default()
+            },
             history: Vec::with_capacity(256),
         };
         board.parse_placement(fields[0])?;
@@ -87,7 +89,7 @@ impl Board {
         }
         if let Some(text) = fields.get(5) {
             // Some tools write move number 0; it is read as 1, as Stockfish reads it.
-            board.fullmove_number = text
+            board.state.fullmove_number = text
                 .parse::<u16>()
                 .map_err(|_| FenError::BadFullmoveNumber(text.to_string()))?
                 .max(1);
@@ -300,7 +302,7 @@ impl Board {
         write!(
             fen,
             " {} {}",
-            self.state.halfmove_clock, self.fullmove_number
+            self.state.halfmove_clock, self.state.fullmove_number
         )
         .unwrap();
         fen

@@ -87,7 +87,7 @@ impl Board {
 
         // The counters saturate: a FEN may start them anywhere in u16.
         if us == Color::Black {
-            self.fullmove_number = self.fullmove_number.saturating_add(1);
+            self.state.fullmove_number = self.state.fullmove_number.saturating_add(1);
         }
         self.side_to_move = !us;
         self.state.key ^= KEYS.side;
@@ -100,9 +100,6 @@ impl Board {
         self.state = self.history.pop().expect("unmake follows a make");
         let us = !self.side_to_move;
         self.side_to_move = us;
-        if us == Color::Black {
-            self.fullmove_number -= 1;
-        }
         let (from, to) = (mv.from(), mv.to());
 
         match mv.kind() {

@@ -27,6 +27,9 @@ struct State {
     castling_rights: u8,
     en_passant: Option<Square>,
     halfmove_clock: u16,
+    /// Here rather than in `Board` because it saturates at u16's end: unmaking a move cannot
+    /// tell a saturated count from an incremented one, so the count is restored, not undone.
+    fullmove_number: u16,
     /// Plies since the last null move: repetitions never reach across one.
     plies_since_null: u16,
     captured: Option<Piece>,
@@ -41,7 +44,6 @@ pub struct Board {
     colors: [Bitboard; 2],
     mailbox: [Option<Piece>; 64],
     side_to_move: Color,
-    fullmove_number: u16,
     castling: Castling,
     chess960: bool,
     state: State,
@@ -62,7 +64,6 @@ impl PartialEq for Board {
         self.pieces == other.pieces
             && self.colors == other.colors
             && self.side_to_move == other.side_to_move
-            && self.fullmove_number == other.fullmove_number
             && self.state == other.state
             && (0..4).all(|bit| {
                 let (color, wing) = (Color::BOTH[bit / 2], Wing::BOTH[bit % 2]);
@@ -157,7 +158,7 @@ impl Board {
 
     #[inline(always)]
     pub fn fullmove_number(&self) -> u16 {
-        self.fullmove_number
+        self.state.fullmove_number
     }
 
     /// The piece a capture removes (the pawn behind the target square for en passant).
