@@ -86,6 +86,22 @@ fn more_buckets_than_bullet_makes_are_refused() {
     assert!(error.to_string().contains("output buckets"), "{error}");
 }
 
+/// A file far larger than any net, or endless, is refused by its size before it fills memory.
+#[test]
+fn load_refuses_a_file_larger_than_any_net() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big.nnue");
+    std::fs::write(&path, vec![0u8; file_size(MAX_BUCKETS) + 1]).unwrap();
+    let error = Network::load(&path).err().expect("refused");
+    assert!(matches!(error, NetworkError::TooLarge), "{error}");
+    assert!(error.to_string().contains("larger than"), "{error}");
+    #[cfg(unix)]
+    assert!(matches!(
+        Network::load(std::path::Path::new("/dev/zero")),
+        Err(NetworkError::TooLarge)
+    ));
+}
+
 /// The padding bullet writes: its name, repeated from the first padding byte.
 fn bullet_padded(net: &Network) -> Vec<u8> {
     let mut bytes = net.to_bytes();
@@ -232,7 +248,8 @@ fn lineage_nets_load() {
         if path.extension().is_some_and(|e| e == "nnue") {
             match Network::load(&path) {
                 Ok(_) => loaded += 1,
-                Err(NetworkError::WrongSize { .. }) => {}
+                // A net of another width.
+                Err(NetworkError::WrongSize { .. } | NetworkError::TooLarge) => {}
                 Err(other) => panic!("{}: {other}", path.display()),
             }
         }

@@ -1,3 +1,4 @@
+use std::io::Read;
 use std::path::Path;
 
 use rand_xoshiro::{
@@ -70,6 +71,12 @@ pub enum NetworkError {
          split 2 to 32 pieces into 1 to {MAX_BUCKETS}"
     )]
     BucketCount { buckets: usize },
+    #[error(
+        "net file is larger than {largest} bytes, the largest 768→{HIDDEN}x2→B net \
+         ({MAX_BUCKETS} output buckets): not a net for this engine",
+        largest = file_size(MAX_BUCKETS)
+    )]
+    TooLarge,
     #[error(
         "net file's padding after its {unpadded} bytes of weights is neither zeros nor bullet's: \
          not a net in bullet's layout"
@@ -189,8 +196,18 @@ impl Network {
         Ok(net)
     }
 
+    /// Reads at most one byte more than the largest net, so that a path to something endless
+    /// or huge (`/dev/zero`, a data file) is refused by its size instead of filling memory.
     pub fn load(path: &Path) -> Result<Box<Self>, NetworkError> {
-        Self::from_bytes(&std::fs::read(path)?)
+        let largest = file_size(MAX_BUCKETS);
+        let mut bytes = Vec::new();
+        std::fs::File::open(path)?
+            .take(largest as u64 + 1)
+            .read_to_end(&mut bytes)?;
+        if bytes.len() > largest {
+            return Err(NetworkError::TooLarge);
+        }
+        Self::from_bytes(&bytes)
     }
 
     pub fn embedded() -> Box<Self> {
