@@ -73,6 +73,19 @@ impl Default for Engine {
     }
 }
 
+/// An engine dropped mid-search stops it and joins its thread: left running, a `go infinite`
+/// would keep a core busy, and its hash table alive, for the rest of the process.
+impl Drop for Engine {
+    fn drop(&mut self) {
+        if let Some(running) = self.running.take() {
+            running.shared.pondering.store(false, Relaxed);
+            running.shared.stop.store(true, Relaxed);
+            // A search thread that panicked has nothing left to stop.
+            let _ = running.handle.join();
+        }
+    }
+}
+
 impl Engine {
     pub fn new(network: Box<Network>) -> Self {
         let options = Options::default();

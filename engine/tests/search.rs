@@ -63,3 +63,28 @@ fn the_fifty_move_rule_ends_the_game_inside_the_tree() {
     assert_eq!(result.score, mate_in(1));
     assert_eq!(best_move(&result), "h1h8");
 }
+
+/// Dropping an engine mid-search stops the search and waits for it: an infinite search left
+/// behind would never report, and would hold a core for the rest of the process.
+#[test]
+fn dropping_the_engine_ends_its_search() {
+    use std::sync::mpsc::channel;
+    use std::time::Duration;
+
+    let (done, finished) = channel();
+    let mut engine = Engine::default();
+    engine.go(
+        Limits {
+            infinite: true,
+            ..Limits::default()
+        },
+        Box::new(Silent),
+        Box::new(move |result| done.send(result.best_move).unwrap()),
+    );
+    std::thread::sleep(Duration::from_millis(50));
+    drop(engine);
+    let best = finished
+        .recv_timeout(Duration::ZERO)
+        .expect("the search reported before the drop returned");
+    assert!(best.is_some());
+}
