@@ -97,6 +97,20 @@ impl EngineProcess {
         }
     }
 
+    /// The first line starting with `prefix` within `timeout`, if one comes; the lines before
+    /// it are dropped.
+    fn read_for(&mut self, prefix: &str, timeout: Duration) -> Option<String> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) if line.starts_with(prefix) => return Some(line),
+                Ok(_) => {}
+                Err(_) => return None,
+            }
+        }
+    }
+
     fn assert_alive(&mut self) {
         self.send("isready");
         self.read_until("readyok", Duration::from_secs(30));
@@ -879,93 +893,294 @@ fn chess960_option_switches_castling_notation_at_once() {
     assert_eq!(castle(&mut engine, "true"), "bestmove e1f1");
 }
 
-/// Thousands of mutated command lines: the engine must stay alive and responsive.
-#[test]
-fn survives_random_input() {
-    let corpus = [
-        "uci",
-        "isready",
-        "ucinewgame",
-        "position startpos moves e2e4 e7e5 g1f3",
-        "position fen r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1 moves e1g1",
-        "position fen 4k3/8/8/8/8/8/8/4K2R w K - 0 1",
-        "go depth 2",
-        "go nodes 500",
-        "go movetime 5",
-        "go wtime 100 btime 100 winc 1 binc 1 movestogo 2",
-        "go infinite",
-        "stop",
-        "setoption name Hash value 2",
-        "setoption name MultiPV value 3",
-        "setoption name UCI_Chess960 value true",
-        "setoption name Move Overhead value 5",
-        "setoption name Clear Hash",
-        "setoption name Threads value 2",
-        "setoption name EvalFile value <embedded>",
-        "go ponder wtime 100 btime 100",
-        "go depth 3 searchmoves e2e4 d2d4",
-        "ponderhit",
-        "eval",
-        "d",
-    ];
-    let noise = [
-        "",
-        "moves",
-        "fen",
-        "value",
-        "name",
-        "-1",
-        "0",
-        "99999999999999999999",
-        "e2e4",
-        "a9",
-        "\u{00e9}",
-        "KQkq",
-        "/",
-        "go",
-    ];
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
-    let mut engine = EngineProcess::start();
-    for i in 0..3000 {
-        let mut tokens: Vec<String> = corpus[rng.next_u64() as usize % corpus.len()]
-            .split(' ')
-            .map(String::from)
-            .collect();
-        for _ in 0..rng.next_u64() % 3 {
-            let at = rng.next_u64() as usize % (tokens.len() + 1);
-            match rng.next_u64() % 3 {
+/// Positions the stream below starts from: ordinary, Chess960, near the end of the game.
+const STREAM_FENS: [&str; 6] = [
+    "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+    "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+    "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9",
+    "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+    "6k1/5ppp/8/8/8/8/8/3R2K1 w - - 0 1",
+    "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1",
+];
+
+/// A UCI session as a GUI and a careless user might drive it, as a generator of command lines:
+/// every command with every option and limit, each line possibly mutated.
+struct CommandStream {
+    rng: Xoshiro256PlusPlus,
+    /// `(name, type, min, max)` of each option the engine listed.
+    options: Vec<(String, String, i64, i64)>,
+    /// The position the last generated `position` command names, to draw moves from.
+    board: Board,
+}
+
+impl CommandStream {
+    fn below(&mut self, n: u64) -> u64 {
+        self.rng.next_u64() % n
+    }
+
+    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+        items[self.below(items.len() as u64) as usize]
+    }
+
+    /// Up to two random legal moves from `board`, in UCI notation.
+    fn legal_moves(&mut self, board: &Board, chess960: bool) -> Vec<String> {
+        let moves = board.legal_moves();
+        (0..self.below(3).min(moves.len() as u64))
+            .map(|_| moves[self.below(moves.len() as u64) as usize].to_uci(chess960))
+            .collect()
+    }
+
+    fn position(&mut self) -> String {
+        let fen = self.pick(&STREAM_FENS);
+        let mut board = Board::from_fen(fen).unwrap();
+        let chess960 = board.is_chess960() || fen.contains("HF");
+        board.set_chess960(chess960);
+        let mut moves = Vec::new();
+        for _ in 0..self.below(12) {
+            let legal = board.legal_moves();
+            if legal.is_empty() {
+                break;
+            }
+            let mv = legal[self.below(legal.len() as u64) as usize];
+            moves.push(mv.to_uci(chess960));
+            board.make_move(mv);
+        }
+        self.board = board;
+        let start = if fen == STREAM_FENS[0] && self.below(2) == 0 {
+            "startpos".to_string()
+        } else {
+            format!("fen {fen}")
+        };
+        if moves.is_empty() && self.below(2) == 0 {
+            format!("position {start}")
+        } else {
+            format!("position {start} moves {}", moves.join(" "))
+        }
+    }
+
+    /// A `go` with a random set of limits, each small enough for the search to end soon (or
+    /// `infinite` and `ponder`, which the stream stops).
+    fn go(&mut self) -> String {
+        let mut parts = vec!["go".to_string()];
+        for _ in 0..1 + self.below(3) {
+            let part = match self.below(10) {
+                0 => format!("depth {}", 1 + self.below(4)),
+                1 => format!("nodes {}", 1 + self.below(3000)),
+                2 => format!("movetime {}", 1 + self.below(10)),
+                3 => format!(
+                    "wtime {} btime {} winc {} binc {}",
+                    self.below(200),
+                    self.below(200),
+                    self.below(20),
+                    self.below(20)
+                ),
+                4 => format!("movestogo {} wtime 50 btime 50", 1 + self.below(30)),
+                5 => format!("mate {} depth 3", 1 + self.below(3)),
+                6 => "infinite".to_string(),
+                7 => "ponder wtime 100 btime 100".to_string(),
+                8 => {
+                    let board = self.board.clone();
+                    let moves = self.legal_moves(&board, board.is_chess960());
+                    format!("searchmoves {} depth 2", moves.join(" "))
+                }
+                _ => format!("nodes {}", 1 + self.below(300)),
+            };
+            parts.push(part);
+        }
+        parts.join(" ")
+    }
+
+    fn setoption(&mut self) -> String {
+        let at = self.below(self.options.len() as u64) as usize;
+        let (name, kind, min, max) = self.options[at].clone();
+        let value = match (name.as_str(), kind.as_str()) {
+            ("EvalFile", _) => self
+                .pick(&["<embedded>", "/nonexistent/net.nnue", ""])
+                .to_string(),
+            ("SyzygyPath", _) => {
+                let tables = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/syzygy");
+                self.pick(&[tables, "<empty>", "/nonexistent/syzygy", ""])
+                    .to_string()
+            }
+            // Kept small: a stream of gigabyte tables or dozens of threads probes nothing new.
+            ("Hash", _) => (self.below(34) as i64 - 1).to_string(),
+            ("Threads", _) => (self.below(5) as i64).to_string(),
+            (_, "spin") => {
+                let span = (max - min).clamp(1, 1 << 20) as u64;
+                (min - 2 + self.below(span + 4) as i64).to_string()
+            }
+            (_, "check") => self.pick(&["true", "false", "yes", ""]).to_string(),
+            (_, "button") => return format!("setoption name {name}"),
+            _ => self.pick(&["", "x", "<empty>"]).to_string(),
+        };
+        format!("setoption name {name} value {value}")
+    }
+
+    /// Replaces, inserts or removes a few tokens after the first `keep` of `line`.
+    fn mutate(&mut self, line: String, keep: usize) -> String {
+        const NOISE: [&str; 16] = [
+            "",
+            "moves",
+            "fen",
+            "value",
+            "name",
+            "-1",
+            "0",
+            "99999999999999999999",
+            "e2e4",
+            "a9",
+            "\u{00e9}",
+            "KQkq",
+            "/",
+            "go",
+            "depth",
+            "startpos",
+        ];
+        let mut tokens: Vec<String> = line.split(' ').map(String::from).collect();
+        for _ in 0..self.below(4) {
+            let at = keep + self.below((tokens.len() + 1 - keep) as u64) as usize;
+            match self.below(3) {
                 0 if at < tokens.len() => {
                     tokens.remove(at);
                 }
                 1 if at < tokens.len() => {
                     let mut chars: Vec<char> = tokens[at].chars().collect();
                     if !chars.is_empty() {
-                        let c = rng.next_u64() as usize % chars.len();
-                        chars[c] = ['x', '9', '/', ' ', 'k', '-'][rng.next_u64() as usize % 6];
+                        let c = self.below(chars.len() as u64) as usize;
+                        chars[c] = ['x', '9', '/', ' ', 'k', '-'][self.below(6) as usize];
                     }
                     tokens[at] = chars.into_iter().collect();
                 }
-                _ => tokens.insert(at, noise[rng.next_u64() as usize % noise.len()].to_string()),
+                _ => tokens.insert(at, self.pick(&NOISE).to_string()),
             }
         }
-        let line = tokens.join(" ");
-        // Only `quit` may end the process; expensive extension commands are not what this probes.
-        if line
-            .split_whitespace()
-            .next()
-            .is_some_and(|t| ["quit", "perft", "bench", "genfens"].contains(&t))
-            || line.contains("perft")
-        {
+        tokens.join(" ")
+    }
+
+    /// A command line other than `go`, mutated one time in four.
+    fn next_line(&mut self) -> String {
+        let line = match self.below(12) {
+            0..=3 => self.position(),
+            4..=6 => self.setoption(),
+            7 => "stop".to_string(),
+            8 => "ponderhit".to_string(),
+            9 => "ucinewgame".to_string(),
+            10 => self
+                .pick(&[
+                    "eval",
+                    "d",
+                    "uci",
+                    "debug on",
+                    "debug off",
+                    "register later",
+                ])
+                .to_string(),
+            _ => self
+                .pick(&["", "  ", "xyzzy", "position", "setoption", "fen"])
+                .to_string(),
+        };
+        if self.below(4) != 0 {
+            return line;
+        }
+        // A mutation that makes a `go` would start a search outside the stream's bookkeeping.
+        let mutated = self.mutate(line.clone(), 0);
+        match mutated.split_whitespace().next() {
+            Some("go") => line,
+            _ => mutated,
+        }
+    }
+}
+
+/// 100 000 lines of commands, many of them mutated, in one session: the engine never crashes or
+/// hangs, answers every `isready`, and answers every `go` (its limits possibly mutated) with
+/// exactly one `bestmove`, legal in the position it was searching.
+#[test]
+fn a_long_stream_of_mutated_commands() {
+    const LINES: usize = 100_000;
+    let mut engine = EngineProcess::start();
+    engine.send("uci");
+    let options = engine
+        .read_until("uciok", 5 * SECOND)
+        .iter()
+        .filter_map(|line| {
+            let words: Vec<&str> = line.split_whitespace().collect();
+            let name_at = words.iter().position(|&w| w == "name")?;
+            let type_at = words.iter().position(|&w| w == "type")?;
+            let number = |key: &str| {
+                let at = words.iter().position(|&w| w == key)?;
+                words.get(at + 1)?.parse::<i64>().ok()
+            };
+            Some((
+                words[name_at + 1..type_at].join(" "),
+                words[type_at + 1].to_string(),
+                number("min").unwrap_or(0),
+                number("max").unwrap_or(0),
+            ))
+        })
+        .collect::<Vec<_>>();
+    assert!(options.len() >= 10, "{options:?}");
+    let mut stream = CommandStream {
+        rng: Xoshiro256PlusPlus::seed_from_u64(3),
+        options,
+        board: Board::startpos(),
+    };
+    let (mut sent, mut searches) = (0, 0);
+    // The lines since the last search, for the message of a failure.
+    let mut recent: Vec<String> = Vec::new();
+    while sent < LINES {
+        if stream.below(10) != 0 {
+            let line = stream.next_line();
+            engine.send(&line);
+            recent.push(line);
+            sent += 1;
             continue;
         }
-        engine.send(&line);
-        if i % 100 == 0 {
+        // A search: the position as the engine holds it (`d`, once the output of the lines
+        // before has been read up to `readyok`), then the `go`, then its answer, with `stop` if
+        // it does not come by itself, and nothing more after it (`isready`).
+        engine.send("isready");
+        engine.read_until("readyok", 10 * SECOND);
+        let fen = engine.fen();
+        let go = stream.go();
+        let go = if stream.below(4) == 0 {
+            stream.mutate(go, 1)
+        } else {
+            go
+        };
+        engine.send(&go);
+        let mut reply = engine.read_for("bestmove", Duration::from_millis(20));
+        if reply.is_none() {
+            if stream.below(3) == 0 {
+                engine.send("ponderhit");
+            }
             engine.send("stop");
-            engine.assert_alive();
+            reply = engine.read_for("bestmove", 10 * SECOND);
         }
+        let reply = reply.unwrap_or_else(|| panic!("no bestmove for '{go}' in {fen}"));
+        engine.send("isready");
+        let after = engine.read_until("readyok", 10 * SECOND);
+        assert!(
+            !after.iter().any(|line| line.starts_with("bestmove")),
+            "a second bestmove for '{go}' in {fen}: {after:?}"
+        );
+        let best = reply.split_whitespace().nth(1).unwrap_or_default();
+        let mut board = Board::from_fen(&fen).unwrap();
+        let legal = if best == "0000" {
+            board.legal_moves().is_empty()
+        } else {
+            [false, true].into_iter().any(|chess960| {
+                board.set_chess960(chess960);
+                board.parse_uci_move(best).is_some()
+            })
+        };
+        assert!(legal, "'{reply}' for '{go}' in {fen} after {recent:#?}");
+        recent.clear();
+        sent += 6;
+        searches += 1;
     }
     engine.send("stop");
     engine.assert_alive();
+    assert!(searches > LINES / 20, "{searches} searches");
 }
 
 /// The Syzygy options, `tbhits` in `info` and the `probe` command, as a GUI sees them.
