@@ -7,6 +7,7 @@
 //! stores the network's units, so the scores are scaled back by `--pawn-units`. Book moves carry no score; a game's leading unscored moves become part
 //! of its start position. A game with an unscored move after that, or no result, is skipped.
 
+use std::io::Write;
 use std::path::PathBuf;
 
 use clap::Parser;
@@ -74,32 +75,43 @@ pub fn run(args: &PgnArgs) -> Result<PgnSummary, PgnError> {
             path: path.clone(),
             source,
         })?;
-        for (index, game) in parse_games(&text).enumerate() {
-            match game
-                .map_err(Skip::Unreadable)
-                .and_then(|game| to_record(&game, args.pawn_units))
-            {
-                Ok(record) => {
-                    summary.games += 1;
-                    summary.positions += record.moves.len() as u64;
-                    record
-                        .to_viriformat()
-                        .serialise_into(&mut out)
-                        .map_err(out_error)?;
-                }
-                Err(Skip::Unfinished) => summary.unfinished += 1,
-                Err(Skip::Unscored) => summary.unscored += 1,
-                Err(Skip::Unreadable(reason)) => {
-                    summary.unreadable += 1;
-                    summary.first_unreadable.get_or_insert_with(|| {
-                        format!("{}, game {}: {reason}", path.display(), index + 1)
-                    });
-                }
-            }
-        }
+        let name = path.display().to_string();
+        convert(&text, &name, args.pawn_units, &mut out, &mut summary).map_err(out_error)?;
     }
     out.commit().map_err(out_error)?;
     Ok(summary)
+}
+
+/// Writes the games of one PGN text to `out` as viriformat and counts them in `summary`; `name`
+/// says where the text came from in the first unreadable game's reason.
+pub fn convert(
+    text: &str,
+    name: &str,
+    pawn_units: Score,
+    out: &mut impl Write,
+    summary: &mut PgnSummary,
+) -> std::io::Result<()> {
+    for (index, game) in parse_games(text).enumerate() {
+        match game
+            .map_err(Skip::Unreadable)
+            .and_then(|game| to_record(&game, pawn_units))
+        {
+            Ok(record) => {
+                summary.games += 1;
+                summary.positions += record.moves.len() as u64;
+                record.to_viriformat().serialise_into(out)?;
+            }
+            Err(Skip::Unfinished) => summary.unfinished += 1,
+            Err(Skip::Unscored) => summary.unscored += 1,
+            Err(Skip::Unreadable(reason)) => {
+                summary.unreadable += 1;
+                summary
+                    .first_unreadable
+                    .get_or_insert_with(|| format!("{name}, game {}: {reason}", index + 1));
+            }
+        }
+    }
+    Ok(())
 }
 
 fn to_record(game: &PgnGame, pawn_units: Score) -> Result<GameRecord, Skip> {
@@ -166,6 +178,11 @@ fn parse_score(comment: &str) -> Option<Score> {
             MATE - (2 * moves - 1).min(furthest)
         }
     } else {
+        // Digits only after the one sign: Rust's float syntax would also take a second sign,
+        // `inf` and `NaN`, none of which a match PGN means as a score.
+        if !magnitude.starts_with(|c: char| c.is_ascii_digit()) {
+            return None;
+        }
         let pawns: f64 = magnitude.parse().ok()?;
         // A centipawn score is never read as a mate, however large.
         let cp = (pawns * 100.0).round().min(f64::from(MATE_BOUND - 1)) as Score;
@@ -196,5 +213,9 @@ mod tests {
         // Mates beyond the range keep their winner.
         assert_eq!(parse_score("+M60000/3"), Some(MATE_BOUND));
         assert_eq!(parse_score("-M40000/2"), Some(-MATE_BOUND));
+        // One sign, then a number: anything else is no score.
+        for comment in ["+-1e9/3", "--0.5/3", "+inf/3", "-NaN/3", "+/3", "+.5/3"] {
+            assert_eq!(parse_score(comment), None, "{comment}");
+        }
     }
 }
