@@ -6,9 +6,10 @@
 //! taken for one and cut off.
 //!
 //! Every start position is checked before viriformat unpacks it (its unpacking panics on
-//! some malformed bytes) and then parsed by our own board, and every move is proven legal
-//! (viriformat's replay panics on an illegal one), so a game that reads is a game every tool
-//! here, and the trainer, can replay.
+//! some malformed bytes) and then parsed by our own board, and every move is proven legal on
+//! our board before viriformat replays it (its replay panics on an illegal move, and its move
+//! generation reads out of bounds on an impossible position), so a game that reads is a game
+//! every tool here, and the trainer, can replay.
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
@@ -18,7 +19,7 @@ use patina::Board;
 use thiserror::Error;
 use viriformat::dataformat::Game;
 
-use crate::record::from_viri_board;
+use crate::record::{from_viri_board, from_viri_move};
 
 const HEADER_BYTES: usize = 32;
 const RECORD_BYTES: usize = 4;
@@ -148,17 +149,24 @@ impl GameReader {
         let in_zero_tail = offset < self.len
             && end >= self.zero_tail
             && (end < self.len || offset >= self.zero_tail);
-        let game = match parse_game(&self.bytes) {
-            Ok(game) => match first_illegal_move(&game) {
-                None => game,
-                Some(_) if in_zero_tail => return self.zero_tail_torn(offset),
-                Some(ply) => {
+        let (game, start) = match parse_game(&self.bytes) {
+            Ok(game) => match replay(&game) {
+                Ok(start) => (game, start),
+                Err(_) if in_zero_tail => return self.zero_tail_torn(offset),
+                Err(Unplayable::Move(ply)) => {
                     self.offset = end;
                     return Err(ReadError::IllegalMove {
                         path: self.path.clone(),
                         offset,
                         ply,
                     });
+                }
+                Err(Unplayable::Start(reason)) => {
+                    return Err(ReadError::Corrupt {
+                        path: self.path.clone(),
+                        offset,
+                        reason,
+                    })
                 }
             },
             Err(_) if in_zero_tail => return self.zero_tail_torn(offset),
@@ -171,11 +179,6 @@ impl GameReader {
             }
         };
         self.offset = end;
-        let start = from_viri_board(&game.initial_position()).map_err(|e| ReadError::Corrupt {
-            path: self.path.clone(),
-            offset,
-            reason: format!("impossible start position: {e}"),
-        })?;
         Ok(Some(StoredGame {
             offset,
             game,
@@ -227,16 +230,25 @@ fn parse_game(bytes: &[u8]) -> Result<Game, String> {
     Ok(game)
 }
 
-/// The ply of the first move of `game` that is not legal, if any.
-fn first_illegal_move(game: &Game) -> Option<usize> {
-    let mut board = game.initial_position();
-    for (ply, mv) in game.moves().enumerate() {
-        if !board.legal_moves().contains(&mv) {
-            return Some(ply);
-        }
-        board.make_move_simple(mv);
+/// Why a game that unpacked cannot be replayed.
+enum Unplayable {
+    Start(String),
+    /// The ply of the first move that is not legal.
+    Move(usize),
+}
+
+/// Our board for the game's start, once every move is proven legal on our board. viriformat's
+/// own move generation must never see a position no game can reach: it indexes its attack
+/// tables unchecked, and reads out of bounds on one.
+fn replay(game: &Game) -> Result<Board, Unplayable> {
+    let start = from_viri_board(&game.initial_position())
+        .map_err(|e| Unplayable::Start(format!("impossible start position: {e}")))?;
+    let mut board = start.clone();
+    for (ply, viri) in game.moves().enumerate() {
+        let mv = from_viri_move(&board, viri).ok_or(Unplayable::Move(ply))?;
+        board.make_move(mv);
     }
-    None
+    Ok(start)
 }
 
 /// Whether `bytes`, cut off by the end of the file, can begin a game: a start position a game
@@ -250,11 +262,10 @@ fn check_fragment(bytes: &[u8]) -> Result<(), String> {
     let mut whole = bytes[..HEADER_BYTES + records * RECORD_BYTES].to_vec();
     whole.extend_from_slice(&[0; RECORD_BYTES]);
     let game = Game::deserialise_from(&mut &whole[..], Vec::new()).map_err(|e| e.to_string())?;
-    from_viri_board(&game.initial_position())
-        .map_err(|e| format!("impossible start position: {e}"))?;
-    match first_illegal_move(&game) {
-        Some(ply) => Err(format!("move {} is not legal", ply + 1)),
-        None => Ok(()),
+    match replay(&game) {
+        Ok(_) => Ok(()),
+        Err(Unplayable::Start(reason)) => Err(reason),
+        Err(Unplayable::Move(ply)) => Err(format!("move {} is not legal", ply + 1)),
     }
 }
 
