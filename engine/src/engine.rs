@@ -77,9 +77,8 @@ impl Default for Engine {
 /// would keep a core busy, and its hash table alive, for the rest of the process.
 impl Drop for Engine {
     fn drop(&mut self) {
+        self.stop();
         if let Some(running) = self.running.take() {
-            running.shared.pondering.store(false, Relaxed);
-            running.shared.stop.store(true, Relaxed);
             // A search thread that panicked has nothing left to stop.
             let _ = running.handle.join();
         }
