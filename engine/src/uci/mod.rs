@@ -120,6 +120,14 @@ pub struct Uci {
 }
 
 impl Uci {
+    /// A session that drives `engine` with its net and options as they are.
+    pub fn new(engine: Engine) -> Self {
+        Self {
+            engine,
+            show_wdl: false,
+        }
+    }
+
     /// Runs until `quit` or the end of input; see `finish` for a search still running then.
     pub fn run(&mut self, input: impl BufRead) {
         // A line that is not UTF-8 (a path in a GUI's legacy code page) is read lossily rather
