@@ -291,12 +291,14 @@ impl Engine {
     fn prepare(&mut self, ponder: bool) {
         let shared = &self.workers().shared;
         shared.stop.store(false, Relaxed);
+        shared.stop_requested.store(false, Relaxed);
         shared.pondering.store(ponder, Relaxed);
     }
 
     pub fn stop(&self) {
         if let Some(Running { shared, .. }) = &self.running {
             shared.pondering.store(false, Relaxed);
+            shared.stop_requested.store(true, Relaxed);
             shared.stop.store(true, Relaxed);
         }
     }

@@ -438,6 +438,23 @@ fn a_ponder_search_with_a_node_limit_waits_for_ponderhit() {
     engine.read_until("bestmove", 5 * SECOND);
 }
 
+/// `go infinite` answers only after `stop`, even when a node limit ended the search before.
+#[test]
+fn an_infinite_search_with_a_node_limit_waits_for_stop() {
+    let mut engine = EngineProcess::start();
+    engine.send("position startpos");
+    engine.send("go infinite nodes 2000");
+    std::thread::sleep(Duration::from_millis(300));
+    engine.send("isready");
+    let early = engine.read_until("readyok", 5 * SECOND);
+    assert!(
+        !early.iter().any(|l| l.starts_with("bestmove")),
+        "{early:?}"
+    );
+    engine.send("stop");
+    engine.read_until("bestmove", 5 * SECOND);
+}
+
 /// A stop that comes before the first iteration is over still gets a searched move, with its
 /// score: here the knight that takes the queen, not the first move generated.
 #[test]

@@ -19,7 +19,11 @@ struct NodeCounter(AtomicU64);
 pub struct SharedContext {
     pub tt: TranspositionTable,
     pub network: Box<Network>,
+    /// Ends the search: the client's `stop`, or a limit reached.
     pub stop: AtomicBool,
+    /// The client's `stop` alone: it releases an answer held for `go infinite` or `go ponder`,
+    /// which a limit reached does not.
+    pub stop_requested: AtomicBool,
     /// Set while a `go ponder` search waits for `ponderhit`.
     pub pondering: AtomicBool,
     node_counters: Vec<NodeCounter>,
@@ -39,6 +43,7 @@ impl SharedContext {
                 .expect("memory for the default hash table"),
             network,
             stop: AtomicBool::new(false),
+            stop_requested: AtomicBool::new(false),
             pondering: AtomicBool::new(false),
             node_counters: (0..threads).map(|_| NodeCounter::default()).collect(),
             multipv: 1,
@@ -76,7 +81,9 @@ impl SharedContext {
     /// Holds the answer back while UCI forbids it: a `go infinite` until `stop`, a `go ponder`
     /// until `ponderhit` or `stop`, however soon the search itself ended.
     pub fn hold_answer(&self, limits: &Limits) {
-        while (limits.infinite || self.pondering.load(Relaxed)) && !self.stopped() {
+        while (limits.infinite || self.pondering.load(Relaxed))
+            && !self.stop_requested.load(Relaxed)
+        {
             std::thread::sleep(Duration::from_millis(1));
         }
     }
