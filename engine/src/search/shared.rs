@@ -5,6 +5,7 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::time::Duration;
 
+use super::strength::Handicap;
 use super::{Limits, DEFAULT_MOVE_OVERHEAD};
 use crate::nnue::Network;
 use crate::syzygy::SyzygyConfig;
@@ -22,7 +23,7 @@ pub struct SharedContext {
     /// Ends the search: the client's `stop`, or a limit reached.
     pub stop: AtomicBool,
     /// The client's `stop` alone: it releases an answer held for `go infinite` or `go ponder`,
-    /// which a limit reached does not.
+    /// which a limit reached (the node budget of a limited strength) does not.
     pub stop_requested: AtomicBool,
     /// Set while a `go ponder` search waits for `ponderhit`.
     pub pondering: AtomicBool,
@@ -32,6 +33,9 @@ pub struct SharedContext {
     /// Time the time manager leaves for the trip to the clock (UCI `Move Overhead`).
     pub move_overhead: Duration,
     pub syzygy: SyzygyConfig,
+    /// This search's strength limit (UCI `UCI_LimitStrength`, `Skill Level`); `None` at full
+    /// strength.
+    pub handicap: Option<Handicap>,
     /// Tablebase probes that answered, over all threads (probes are rare: one counter will do).
     pub tbhits: AtomicU64,
 }
@@ -49,6 +53,7 @@ impl SharedContext {
             multipv: 1,
             move_overhead: DEFAULT_MOVE_OVERHEAD,
             syzygy: SyzygyConfig::default(),
+            handicap: None,
             tbhits: AtomicU64::new(0),
         }
     }
