@@ -5,11 +5,15 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use rand_xoshiro::rand_core::{RngCore, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::board::Board;
 use crate::nnue::{Network, NetworkError};
 use crate::search::smp;
+use crate::search::strength::{Handicap, Strength};
 use crate::search::{Limits, Reporter, SearchResult};
 use crate::search::{SharedContext, ThreadData};
 use crate::syzygy::{self, Tablebases, Wdl};
@@ -29,6 +33,11 @@ pub struct Options {
     pub chess960: bool,
     /// The net file in use; `None` for the net built into the binary.
     pub eval_file: Option<PathBuf>,
+    /// Play below full strength; `None` (the default) is full strength.
+    pub strength: Option<Strength>,
+    /// Seeds the random choice of a limited strength anew at each game (`clear`), so that a
+    /// game repeats; `None` (the default) seeds each game from the clock, so games vary.
+    pub strength_seed: Option<u64>,
 }
 
 impl Default for Options {
@@ -38,6 +47,8 @@ impl Default for Options {
             threads: 1,
             chess960: false,
             eval_file: None,
+            strength: None,
+            strength_seed: None,
         }
     }
 }
@@ -65,6 +76,8 @@ pub struct Engine {
     options: Options,
     idle: Option<Workers>,
     running: Option<Running>,
+    /// The random draws of a limited strength's choice of move, one per search.
+    rng: Xoshiro256PlusPlus,
 }
 
 impl Default for Engine {
@@ -98,6 +111,7 @@ impl Engine {
                 threads,
             }),
             running: None,
+            rng: Xoshiro256PlusPlus::seed_from_u64(clock_seed()),
         }
     }
 
@@ -181,6 +195,23 @@ impl Engine {
         self.shared_mut().move_overhead = overhead;
     }
 
+    /// Plays below full strength from the next search on (`None`: full strength).
+    pub fn set_strength(&mut self, strength: Option<Strength>) {
+        self.options.strength = strength;
+    }
+
+    /// Fixes the seed of a limited strength's random choice (`None`: from the clock) and starts
+    /// its sequence again, as a new game (`clear`) does.
+    pub fn set_strength_seed(&mut self, seed: Option<u64>) {
+        self.options.strength_seed = seed;
+        self.reseed();
+    }
+
+    fn reseed(&mut self) {
+        let seed = self.options.strength_seed.unwrap_or_else(clock_seed);
+        self.rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    }
+
     pub fn set_chess960(&mut self, chess960: bool) {
         self.options.chess960 = chess960;
         // Applies at once: a GUI may switch it off and search without a new `position`.
@@ -256,8 +287,10 @@ impl Engine {
         self.options.eval_file = file;
     }
 
-    /// Forgets everything learned from earlier positions (UCI `ucinewgame`, `Clear Hash`).
+    /// Forgets everything learned from earlier positions (UCI `ucinewgame`, `Clear Hash`); a
+    /// limited strength's random choice starts a new sequence.
     pub fn clear(&mut self) {
+        self.reseed();
         let workers = self.workers();
         workers.shared.tt.clear(workers.threads.len());
         for td in &mut workers.threads {
@@ -301,14 +334,23 @@ impl Engine {
     }
 
     fn prepare(&mut self, ponder: bool) {
-        let shared = &self.workers().shared;
+        // One draw a search, taken here, so that a seeded engine's moves depend on its games
+        // alone and never on the search's timing.
+        let handicap = self.options.strength.map(|strength| Handicap {
+            strength,
+            draw: self.rng.next_u64(),
+        });
+        let shared = self.shared_mut();
+        shared.handicap = handicap;
         shared.stop.store(false, Relaxed);
+        shared.stop_requested.store(false, Relaxed);
         shared.pondering.store(ponder, Relaxed);
     }
 
     pub fn stop(&self) {
         if let Some(Running { shared, .. }) = &self.running {
             shared.pondering.store(false, Relaxed);
+            shared.stop_requested.store(true, Relaxed);
             shared.stop.store(true, Relaxed);
         }
     }
@@ -349,4 +391,11 @@ impl Engine {
             .evaluate(network, board.side_to_move())
             .clamp(-TB_WIN_BOUND + 1, TB_WIN_BOUND - 1)
     }
+}
+
+/// A seed that differs from game to game: the clock's nanoseconds.
+fn clock_seed() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |since| since.as_nanos() as u64)
 }

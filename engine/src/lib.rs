@@ -26,6 +26,7 @@ pub use board::{placement_field, Board, FenError, MoveList, Outcome, START_FEN};
 pub use cpu::{missing_features, slow_sliders_warning};
 pub use engine::{Engine, Options, DEFAULT_HASH_MB, MAX_HASH_MB, MAX_THREADS};
 pub use nnue::{Network, NetworkError};
+pub use search::strength::{self, Strength};
 pub use search::{Limits, Reporter, ScoreBound, SearchInfo, SearchResult, Silent};
 pub use syzygy::{Tablebases, Wdl, PATH_SEPARATOR};
 pub use tools::{openings, perft::perft, pgn, read_text};

@@ -149,6 +149,9 @@ fn handshake_lists_the_options() {
         "Ponder",
         "UCI_Chess960",
         "UCI_ShowWDL",
+        "UCI_LimitStrength",
+        "UCI_Elo",
+        "Skill Level",
         "EvalFile",
         "Clear Hash",
     ] {
@@ -308,6 +311,95 @@ fn a_refused_option_value_keeps_the_old_one() {
     );
 }
 
+#[test]
+fn strength_options_refuse_values_out_of_range() {
+    let mut engine = EngineProcess::start();
+    for (option, bad, error) in [
+        (
+            "UCI_Elo",
+            "1319",
+            "1319 is outside 1320..=3000 for option 'UCI_Elo'",
+        ),
+        (
+            "UCI_Elo",
+            "3001",
+            "3001 is outside 1320..=3000 for option 'UCI_Elo'",
+        ),
+        (
+            "UCI_Elo",
+            "strong",
+            "'strong' is not a number for option 'UCI_Elo'",
+        ),
+        (
+            "Skill Level",
+            "-1",
+            "-1 is outside 0..=20 for option 'Skill Level'",
+        ),
+        (
+            "Skill Level",
+            "21",
+            "21 is outside 0..=20 for option 'Skill Level'",
+        ),
+        (
+            "UCI_LimitStrength",
+            "yes",
+            "'yes' is not true or false for option 'UCI_LimitStrength'",
+        ),
+    ] {
+        engine.send(&format!("setoption name {option} value {bad}"));
+        let lines = engine.read_until("info string error", 5 * SECOND);
+        assert_eq!(
+            lines.last().unwrap(),
+            &format!("info string error: {error}")
+        );
+    }
+    engine.assert_alive();
+}
+
+/// A limited strength ends its search at its node budget under any limit, the longest clock
+/// included, yet answers `go infinite` only after `stop` and `go ponder` only after
+/// `ponderhit`; its last line shows the move played.
+#[test]
+fn a_limited_strength_answers_soon_and_only_when_allowed() {
+    let mut engine = EngineProcess::start();
+    engine.send("setoption name UCI_LimitStrength value true");
+    engine.send("setoption name UCI_Elo value 1500");
+    engine.send("position startpos moves e2e4 e7e5");
+    for go in [
+        "go movetime 60000",
+        "go wtime 3600000 btime 3600000 winc 30000 binc 30000",
+        "go depth 60",
+        "go",
+    ] {
+        let start = Instant::now();
+        engine.send(go);
+        let lines = engine.read_until("bestmove", 10 * SECOND);
+        assert!(start.elapsed() < 5 * SECOND, "{go}: {:?}", start.elapsed());
+        let played = lines.last().unwrap().split_whitespace().nth(1).unwrap();
+        let last_pv = lines
+            .iter()
+            .rev()
+            .find_map(|l| l.split(" pv ").nth(1))
+            .unwrap();
+        assert_eq!(last_pv.split_whitespace().next(), Some(played), "{go}");
+    }
+    for (go, release) in [
+        ("go infinite", "stop"),
+        ("go ponder wtime 10000 btime 10000", "ponderhit"),
+    ] {
+        engine.send(go);
+        std::thread::sleep(Duration::from_millis(300));
+        engine.send("isready");
+        let early = engine.read_until("readyok", 5 * SECOND);
+        assert!(
+            !early.iter().any(|l| l.starts_with("bestmove")),
+            "{go}: {early:?}"
+        );
+        engine.send(release);
+        engine.read_until("bestmove", 5 * SECOND);
+    }
+}
+
 /// `wdl W D L` follows the score only when asked for, per mille and summing to 1000; a mate
 /// is a certain win.
 #[test]
@@ -449,6 +541,23 @@ fn a_ponder_search_with_a_node_limit_waits_for_ponderhit() {
         "{early:?}"
     );
     engine.send("ponderhit");
+    engine.read_until("bestmove", 5 * SECOND);
+}
+
+/// `go infinite` answers only after `stop`, even when a node limit ended the search before.
+#[test]
+fn an_infinite_search_with_a_node_limit_waits_for_stop() {
+    let mut engine = EngineProcess::start();
+    engine.send("position startpos");
+    engine.send("go infinite nodes 2000");
+    std::thread::sleep(Duration::from_millis(300));
+    engine.send("isready");
+    let early = engine.read_until("readyok", 5 * SECOND);
+    assert!(
+        !early.iter().any(|l| l.starts_with("bestmove")),
+        "{early:?}"
+    );
+    engine.send("stop");
     engine.read_until("bestmove", 5 * SECOND);
 }
 

@@ -74,10 +74,11 @@ impl ThreadData {
     fn visit_node(&mut self, shared: &SharedContext) {
         self.nodes += 1;
         // With one thread `go nodes` is exact; with more the sum is checked at intervals below.
-        // A ponder search, as in Stockfish, heeds no limit until `ponderhit`.
+        // A ponder search, as in Stockfish, heeds no limit until `ponderhit`, but for a limited
+        // strength's budget: thinking on the opponent's time must not make it stronger.
         if self.is_main()
             && self.limits.nodes.is_some_and(|limit| self.nodes >= limit)
-            && !shared.pondering.load(Relaxed)
+            && (shared.handicap.is_some() || !shared.pondering.load(Relaxed))
         {
             shared.stop.store(true, Relaxed);
         }

@@ -3,6 +3,7 @@
 use std::sync::atomic::Ordering::Relaxed;
 
 use super::alphabeta::Root;
+use super::strength::Handicap;
 use super::{params, Reporter, ScoreBound, SearchInfo};
 use super::{SharedContext, ThreadData};
 use crate::types::score::{self, INFINITY};
@@ -19,7 +20,12 @@ impl ThreadData {
             .depth
             .unwrap_or(MAX_PLY as i32 - 1)
             .clamp(1, MAX_PLY as i32 - 1);
+        // A limited strength searches lines for its choice beyond those a GUI asked to see.
         let multipv = shared.multipv.clamp(1, self.root_moves.len());
+        let lines = shared
+            .handicap
+            .map_or(multipv, |h| multipv.max(h.strength.candidates()))
+            .min(self.root_moves.len());
         let mut stability = 0;
 
         for depth in 1..=max_depth {
@@ -28,7 +34,7 @@ impl ThreadData {
                 rm.previous_score = rm.score;
                 rm.score = -INFINITY;
             }
-            for pv_index in 0..multipv {
+            for pv_index in 0..lines {
                 // seldepth is reported per line and iteration, not as a running maximum.
                 self.seldepth = 0;
                 // A line chooses among the moves of its tablebase rank only (all moves share
@@ -55,6 +61,11 @@ impl ThreadData {
                 0
             };
             self.completed_best = Some(best);
+            if let Some(handicap) = shared.handicap {
+                // Whatever MultiPV a GUI shows, the choice is among the level's own lines.
+                let candidates = handicap.strength.candidates().min(lines);
+                self.candidates = self.root_moves[..candidates].to_vec();
+            }
             self.publish_nodes(shared);
             if !self.is_main() {
                 continue;
@@ -78,15 +89,46 @@ impl ThreadData {
         }
 
         if self.is_main() {
-            // The last completed iteration's report stands unless a later move replaced it.
-            if self
+            if let Some(handicap) = shared.handicap {
+                self.choose_weaker_move(shared, handicap, reporter);
+            } else if self
                 .completed_best
                 .is_some_and(|best| best != self.root_moves[0].mv)
             {
+                // The last completed iteration's report stands unless a later move replaced it.
                 reporter.report(&self.played_line_info(shared));
             }
             shared.hold_answer(&self.limits);
             shared.stop.store(true, Relaxed);
+        }
+    }
+
+    /// A limited strength's move: drawn from the lines of the last completed iteration (an
+    /// unfinished one has not scored them all), then put first, where the result and the
+    /// reports read the move played. When it is not the best line, its line is reported once
+    /// more, so the last `info` a GUI shows is the move played with its own score.
+    fn choose_weaker_move(
+        &mut self,
+        shared: &SharedContext,
+        handicap: Handicap,
+        reporter: &mut dyn Reporter,
+    ) {
+        let scores: Vec<_> = self
+            .candidates
+            .iter()
+            .map(|rm| rm.display_score())
+            .collect();
+        let index = handicap.strength.choose(&scores, handicap.draw);
+        let Some(chosen) = self.candidates.get(index).cloned() else {
+            return;
+        };
+        if let Some(at) = self.root_moves.iter().position(|rm| rm.mv == chosen.mv) {
+            self.root_moves.remove(at);
+        }
+        self.root_moves.insert(0, chosen);
+        self.completed_best = Some(self.root_moves[0].mv);
+        if index != 0 {
+            reporter.report(&self.played_line_info(shared));
         }
     }
 

@@ -3,7 +3,8 @@
 //! by each thread on its own `ThreadData` (`thread_data.rs`) over a `SharedContext` (`shared.rs`).
 //! `smp.rs` starts the threads (Lazy SMP) and picks the move to play; the main thread's
 //! `TimeManager` (`time.rs`) says when to stop. The tablebases rank the root moves
-//! (`root_moves.rs`) first where they know the root.
+//! (`root_moves.rs`) first where they know the root. A limited strength (`strength.rs`) caps
+//! the nodes and draws the move played from the best few lines.
 
 mod alphabeta;
 pub mod history;
@@ -13,6 +14,7 @@ pub mod params;
 mod root_moves;
 mod shared;
 pub mod smp;
+pub mod strength;
 mod thread_data;
 mod time;
 

@@ -5,6 +5,7 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::time::Duration;
 
+use super::strength::Handicap;
 use super::{Limits, DEFAULT_MOVE_OVERHEAD};
 use crate::nnue::Network;
 use crate::syzygy::SyzygyConfig;
@@ -19,7 +20,11 @@ struct NodeCounter(AtomicU64);
 pub struct SharedContext {
     pub tt: TranspositionTable,
     pub network: Box<Network>,
+    /// Ends the search: the client's `stop`, or a limit reached.
     pub stop: AtomicBool,
+    /// The client's `stop` alone: it releases an answer held for `go infinite` or `go ponder`,
+    /// which a limit reached (the node budget of a limited strength) does not.
+    pub stop_requested: AtomicBool,
     /// Set while a `go ponder` search waits for `ponderhit`.
     pub pondering: AtomicBool,
     node_counters: Vec<NodeCounter>,
@@ -28,6 +33,9 @@ pub struct SharedContext {
     /// Time the time manager leaves for the trip to the clock (UCI `Move Overhead`).
     pub move_overhead: Duration,
     pub syzygy: SyzygyConfig,
+    /// This search's strength limit (UCI `UCI_LimitStrength`, `Skill Level`); `None` at full
+    /// strength.
+    pub handicap: Option<Handicap>,
     /// Tablebase probes that answered, over all threads (probes are rare: one counter will do).
     pub tbhits: AtomicU64,
 }
@@ -39,11 +47,13 @@ impl SharedContext {
                 .expect("memory for the default hash table"),
             network,
             stop: AtomicBool::new(false),
+            stop_requested: AtomicBool::new(false),
             pondering: AtomicBool::new(false),
             node_counters: (0..threads).map(|_| NodeCounter::default()).collect(),
             multipv: 1,
             move_overhead: DEFAULT_MOVE_OVERHEAD,
             syzygy: SyzygyConfig::default(),
+            handicap: None,
             tbhits: AtomicU64::new(0),
         }
     }
@@ -76,7 +86,9 @@ impl SharedContext {
     /// Holds the answer back while UCI forbids it: a `go infinite` until `stop`, a `go ponder`
     /// until `ponderhit` or `stop`, however soon the search itself ended.
     pub fn hold_answer(&self, limits: &Limits) {
-        while (limits.infinite || self.pondering.load(Relaxed)) && !self.stopped() {
+        while (limits.infinite || self.pondering.load(Relaxed))
+            && !self.stop_requested.load(Relaxed)
+        {
             std::thread::sleep(Duration::from_millis(1));
         }
     }

@@ -20,6 +20,14 @@ pub(crate) fn search(
     limits: &Limits,
     reporter: &mut dyn Reporter,
 ) -> SearchResult {
+    // A limited strength searches on the main thread alone: its budget is then exact, and its
+    // moves the same on any number of threads.
+    let active = if shared.handicap.is_some() {
+        1
+    } else {
+        threads.len()
+    };
+    let threads = &mut threads[..active];
     shared.tt.new_search();
     shared.reset_nodes();
     for td in threads.iter_mut() {

@@ -76,6 +76,9 @@ pub struct ThreadData {
     pub limits: Limits,
     /// The most pieces the search probes the tablebases with in this search (0: none).
     pub tb_cardinality: usize,
+    /// A limited strength's lines of the last completed iteration, best first: the moves it
+    /// chooses among.
+    pub candidates: Vec<RootMove>,
 }
 
 impl ThreadData {
@@ -99,6 +102,7 @@ impl ThreadData {
             time: None,
             limits: Limits::default(),
             tb_cardinality: 0,
+            candidates: Vec::new(),
         }
     }
 
@@ -135,6 +139,13 @@ impl ThreadData {
         self.nmp_min_ply = 0;
         self.stack.fill(StackEntry::default());
         self.limits = limits.clone();
+        // A limited strength's budget caps any `go nodes`; the search stops there whatever
+        // the clock allows.
+        if let Some(handicap) = shared.handicap {
+            let budget = handicap.strength.nodes();
+            self.limits.nodes = Some(self.limits.nodes.map_or(budget, |n| n.min(budget)));
+        }
+        self.candidates.clear();
         self.time = self
             .is_main()
             .then(|| TimeManager::new(limits, board.side_to_move(), shared.move_overhead));

@@ -76,8 +76,8 @@ impl BenchReport {
 }
 
 /// Searches every position from a cleared state, so with one thread the node count depends only
-/// on the code, the net, the depth and the Hash, MultiPV and SyzygyPath options (the defaults
-/// unless a `setoption` came first). Only the searches are timed: clearing the table
+/// on the code, the net, the depth and the Hash, MultiPV, SyzygyPath and strength options (the
+/// defaults unless a `setoption` came first). Only the searches are timed: clearing the table
 /// takes as long with any number of threads and would understate the speed-up of more.
 pub fn run(engine: &mut Engine, depth: i32) -> BenchReport {
     let mut nodes = 0;

@@ -11,6 +11,7 @@ use command::{Command, GoCommand, ParseError};
 
 use crate::cpu::SLIDERS;
 use crate::engine::{Engine, DEFAULT_HASH_MB, MAX_HASH_MB, MAX_THREADS};
+use crate::search::strength::{self, Strength};
 use crate::search::{Reporter, ScoreBound, SearchInfo, SearchResult, DEFAULT_MOVE_OVERHEAD};
 use crate::tools::{bench, genfens, nnbench, perft};
 use crate::types::score::DRAW;
@@ -113,10 +114,40 @@ pub enum Executed {
     Quit,
 }
 
+/// The options that set a limited strength, as a GUI sends them one at a time.
+#[derive(Clone, Copy, Debug)]
+struct StrengthOptions {
+    limit: bool,
+    elo: u32,
+    skill_level: u32,
+}
+
+impl Default for StrengthOptions {
+    fn default() -> Self {
+        Self {
+            limit: false,
+            elo: strength::MAX_ELO,
+            skill_level: strength::MAX_SKILL_LEVEL,
+        }
+    }
+}
+
+impl StrengthOptions {
+    /// `UCI_LimitStrength` with `UCI_Elo` wins over `Skill Level`, as in Stockfish.
+    fn strength(&self) -> Option<Strength> {
+        if self.limit {
+            Some(Strength::from_elo(self.elo))
+        } else {
+            Strength::from_skill_level(self.skill_level)
+        }
+    }
+}
+
 #[derive(Default)]
 pub struct Uci {
     engine: Engine,
     show_wdl: bool,
+    strength: StrengthOptions,
 }
 
 impl Uci {
@@ -243,6 +274,16 @@ impl Uci {
         println!("option name Ponder type check default false");
         println!("option name UCI_Chess960 type check default false");
         println!("option name UCI_ShowWDL type check default false");
+        println!(
+            "option name Skill Level type spin default {0} min 0 max {0}",
+            strength::MAX_SKILL_LEVEL
+        );
+        println!("option name UCI_LimitStrength type check default false");
+        println!(
+            "option name UCI_Elo type spin default {1} min {0} max {1}",
+            strength::MIN_ELO,
+            strength::MAX_ELO
+        );
         println!("option name EvalFile type string default <embedded>");
         println!("option name Clear Hash type button");
         println!("option name SyzygyPath type string default <empty>");
@@ -295,6 +336,18 @@ impl Uci {
             }
             "uci_chess960" => self.engine.set_chess960(check()?),
             "uci_showwdl" => self.show_wdl = check()?,
+            "uci_limitstrength" => self.set_strength(StrengthOptions {
+                limit: check()?,
+                ..self.strength
+            }),
+            "uci_elo" => self.set_strength(StrengthOptions {
+                elo: spin(strength::MIN_ELO.into(), strength::MAX_ELO.into())? as u32,
+                ..self.strength
+            }),
+            "skill level" => self.set_strength(StrengthOptions {
+                skill_level: spin(0, strength::MAX_SKILL_LEVEL.into())? as u32,
+                ..self.strength
+            }),
             "evalfile" => {
                 let path = value_of()?;
                 if path == "<embedded>" {
@@ -330,6 +383,11 @@ impl Uci {
             _ => return Err(format!("unknown option '{name}'")),
         }
         Ok(())
+    }
+
+    fn set_strength(&mut self, options: StrengthOptions) {
+        self.strength = options;
+        self.engine.set_strength(options.strength());
     }
 
     /// Starts the search whatever part of the line was unreadable, reporting each such part.
@@ -423,6 +481,29 @@ impl Uci {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn limit_strength_wins_over_skill_level_and_neither_is_full_strength() {
+        let options = StrengthOptions::default();
+        assert_eq!(options.strength(), None);
+        let skill = StrengthOptions {
+            skill_level: 5,
+            ..options
+        };
+        assert_eq!(skill.strength(), Strength::from_skill_level(5));
+        let limited = StrengthOptions {
+            limit: true,
+            elo: 1800,
+            ..skill
+        };
+        assert_eq!(limited.strength(), Some(Strength::from_elo(1800)));
+        // The default UCI_Elo is the top of the range, still a limit.
+        let top = StrengthOptions {
+            limit: true,
+            ..options
+        };
+        assert_eq!(top.strength(), Some(Strength::from_elo(strength::MAX_ELO)));
+    }
 
     #[test]
     fn a_bound_follows_its_score_before_wdl() {
