@@ -455,7 +455,8 @@ mod tests {
     #[test]
     fn plays_a_game_through_the_api() {
         let page = Page::new();
-        let new = page.post("/api/new", r#"{"color":"white","movetime":50}"#);
+        // Patina thinks long enough for a move out of turn to come while it does.
+        let new = page.post("/api/new", r#"{"color":"white","movetime":1000}"#);
         assert_eq!(new.status, StatusCode::OK, "{}", new.body);
         assert_eq!(new.header(header::CACHE_CONTROL), "no-store");
         let session = new.json()["session"].as_str().unwrap().to_string();

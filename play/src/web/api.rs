@@ -172,7 +172,7 @@ pub fn parse_analyse(body: &[u8]) -> Result<(SessionId, Option<usize>), ApiError
         Some(value) => match value.as_u64().and_then(|ply| usize::try_from(ply).ok()) {
             Some(ply) => Ok((session, Some(ply))),
             None => Err(ApiError::bad(
-                "'ply' must be a move's number of half-moves, 0 or more",
+                "'ply' must be a number of half-moves played, 0 or more",
             )),
         },
     }

@@ -50,9 +50,7 @@ struct Session {
 struct State {
     game: Game,
     human: Color,
-    /// Patina's time per move when the game has no clock.
-    move_time: Duration,
-    clock: Option<Clock>,
+    timing: Timing,
     /// In analysis, the number of moves played to the position analysed. Patina then plays no
     /// move, the person moves for both sides, and the clocks stand still.
     analysed: Option<usize>,
@@ -60,6 +58,12 @@ struct State {
     /// Patina's latest evaluation of the position after each number of moves.
     evaluations: Vec<Option<Evaluation>>,
     last_seen: Instant,
+}
+
+/// What bounds Patina's thinking: a fixed time a move, or its clock.
+enum Timing {
+    MoveTime(Duration),
+    Clock(Clock),
 }
 
 /// What the running search is for.
@@ -161,7 +165,7 @@ impl Games {
             .parse_move(text)
             .map_err(|e| ApiError::bad(e.to_string()))?;
         let now = Instant::now();
-        if let Some(Err(flagged)) = state.clock.as_mut().map(|clock| clock.press(now)) {
+        if let Some(Err(flagged)) = state.clock_mut().map(|clock| clock.press(now)) {
             state.game.flag(flagged);
         } else {
             state
@@ -213,8 +217,12 @@ impl Games {
         state.check_may_move()?;
         let board = state.game.board().clone();
         let ply = state.game.moves().len();
+        let time = match state.timing {
+            Timing::MoveTime(time) => time.min(HINT_TIME),
+            Timing::Clock(_) => HINT_TIME,
+        };
         let limits = Limits {
-            movetime: Some(state.move_time.min(HINT_TIME)),
+            movetime: Some(time),
             ..Limits::default()
         };
         // The search reports into the state: let it take the lock.
@@ -264,7 +272,7 @@ impl Games {
                 "'ply' must be 0 to {plies}: the game has {plies} half-moves"
             )));
         }
-        if let Some(clock) = &mut state.clock {
+        if let Some(clock) = state.clock_mut() {
             clock.stop(Instant::now());
         }
         state.analysed = Some(ply);
@@ -307,15 +315,14 @@ impl Games {
         } else {
             Color::Black
         });
-        let (move_time, clock) = match setup.pace {
-            Pace::MoveTime(time) => (time, None),
-            Pace::Clock(control) => (HINT_TIME, Some(Clock::new(control))),
+        let timing = match setup.pace {
+            Pace::MoveTime(time) => Timing::MoveTime(time),
+            Pace::Clock(control) => Timing::Clock(Clock::new(control)),
         };
         let mut state = State {
             game,
             human,
-            move_time,
-            clock,
+            timing,
             analysed,
             search: None,
             evaluations: Vec::new(),
@@ -388,11 +395,18 @@ impl Games {
 }
 
 impl State {
+    fn clock_mut(&mut self) -> Option<&mut Clock> {
+        match &mut self.timing {
+            Timing::Clock(clock) => Some(clock),
+            Timing::MoveTime(_) => None,
+        }
+    }
+
     /// Marks the game as seen now and ends it if a clock has run out.
     fn touch(&mut self) {
         let now = Instant::now();
         self.last_seen = now;
-        if let Some(clock) = &mut self.clock {
+        if let Some(clock) = self.clock_mut() {
             if let Some(flagged) = clock.flagged(now) {
                 clock.stop(now);
                 self.game.flag(flagged);
@@ -415,7 +429,7 @@ impl State {
     /// analysed follows the game.
     fn after_move(&mut self, now: Instant) {
         if self.game.is_over() {
-            if let Some(clock) = &mut self.clock {
+            if let Some(clock) = self.clock_mut() {
                 clock.stop(now);
             }
         }
@@ -428,7 +442,7 @@ impl State {
     fn start_clock(&mut self, now: Instant) {
         let side_to_move = self.game.side_to_move();
         let runs = !self.game.is_over() && self.analysed.is_none();
-        if let Some(clock) = self.clock.as_mut().filter(|_| runs) {
+        if let Some(clock) = self.clock_mut().filter(|_| runs) {
             clock.start(side_to_move, now);
         }
     }
@@ -448,7 +462,7 @@ impl State {
             return;
         }
         let now = Instant::now();
-        if let Some(Err(flagged)) = self.clock.as_mut().map(|clock| clock.press(now)) {
+        if let Some(Err(flagged)) = self.clock_mut().map(|clock| clock.press(now)) {
             self.game.flag(flagged);
             return;
         }
@@ -476,10 +490,10 @@ fn schedule(engine: &mut Engine, state: &mut State, shared: &Arc<Mutex<State>>) 
     } else if state.game.is_over() {
         return;
     } else if state.game.side_to_move() != state.human {
-        let limits = match &state.clock {
-            Some(clock) => clock.limits(Instant::now()),
-            None => Limits {
-                movetime: Some(state.move_time),
+        let limits = match &state.timing {
+            Timing::Clock(clock) => clock.limits(Instant::now()),
+            Timing::MoveTime(time) => Limits {
+                movetime: Some(*time),
                 ..Limits::default()
             },
         };
@@ -629,14 +643,18 @@ fn view(id: &SessionId, state: &State) -> Value {
         evaluations.push(evaluation);
     }
     let now = Instant::now();
-    let clock = state.clock.as_ref().map(|clock| {
-        json!({
-            "white": clock.left(Color::White, now).as_millis() as u64,
-            "black": clock.left(Color::Black, now).as_millis() as u64,
-            "running": clock.running().map(color_key),
-            "control": clock.control().to_string(),
-        })
-    });
+    let (move_time, clock) = match &state.timing {
+        Timing::MoveTime(time) => (Some(time.as_millis() as u64), None),
+        Timing::Clock(clock) => (
+            None,
+            Some(json!({
+                "white": clock.left(Color::White, now).as_millis() as u64,
+                "black": clock.left(Color::Black, now).as_millis() as u64,
+                "running": clock.running().map(color_key),
+                "control": clock.control().to_string(),
+            })),
+        ),
+    };
     let live = &positions[game.moves().len()];
     json!({
         "session": id.as_str(),
@@ -659,7 +677,7 @@ fn view(id: &SessionId, state: &State) -> Value {
         "clock": clock,
         "end": end.map(|end| end.to_string()),
         "result": end.map_or("*", End::result),
-        "movetime": state.move_time.as_millis() as u64,
+        "movetime": move_time,
         "status": status_text(state),
     })
 }
