@@ -13,6 +13,9 @@ let shown = null;
 let poll = null;
 // The board's last settings, to leave it alone when they did not change.
 let drawnBoard = null;
+// The moves the list shows and the one marked, to leave the list alone when they did not change.
+let listedMoves = null;
+let markedPly = null;
 let pollFailed = false;
 // When the page last asked the server about a clock that reached zero.
 let flagAsked = 0;
@@ -136,10 +139,28 @@ function renderEvalBar(cp) {
   $('evalfill').style.height = `${white}%`;
 }
 
+// The move list, rebuilt only when the moves change: a poll must not swap a button away under a
+// click. The position shown is marked.
 function renderMoves() {
   const list = $('moves');
-  list.replaceChildren();
+  const moves = JSON.stringify([state.session, state.moves]);
   const current = shownPly();
+  if (moves === listedMoves && current === markedPly) return;
+  if (moves !== listedMoves) {
+    listedMoves = moves;
+    listMoves(list);
+  }
+  markedPly = current;
+  for (const button of list.querySelectorAll('button.move')) {
+    button.classList.toggle('current', Number(button.dataset.ply) === current);
+  }
+  // Scroll the list, not the page, to the position shown.
+  const currentButton = list.querySelector('.current');
+  if (currentButton) list.scrollTop = currentButton.offsetTop - list.clientHeight / 2;
+}
+
+function listMoves(list) {
+  list.replaceChildren();
   let number = state.firstMoveNumber;
   let row = null;
   state.moves.forEach((san, i) => {
@@ -156,7 +177,6 @@ function renderMoves() {
     button.className = 'move';
     button.textContent = san;
     button.dataset.ply = i + 1;
-    button.classList.toggle('current', i + 1 === current);
     button.addEventListener('click', () => showPly(i + 1));
     row.children[white ? 0 : 1].replaceChildren(button);
     if (!white) {
@@ -164,8 +184,6 @@ function renderMoves() {
       row = null;
     }
   });
-  const currentButton = list.querySelector('.current');
-  if (currentButton) currentButton.scrollIntoView({ block: 'nearest' });
 }
 
 // The clocks, run down locally between two states from the server.
