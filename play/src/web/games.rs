@@ -235,13 +235,13 @@ impl Games {
         };
         let best = engine.search(limits, &mut reporter).best_move;
         let mut state = lock(&session.state);
-        let mut view = view(id, &state);
+        schedule(&mut engine, &mut state, &session.state);
+        let mut answer = view(id, &state);
         if let Some(mv) = best.filter(|_| state.game.moves().len() == ply) {
             let (from, to) = squares(&state.game, mv);
-            view["hint"] = json!({ "san": board.san(mv), "from": from, "to": to });
+            answer["hint"] = json!({ "san": board.san(mv), "from": from, "to": to });
         }
-        schedule(&mut engine, &mut state, &session.state);
-        Ok(view)
+        Ok(answer)
     }
 
     /// The person gives up the game.
