@@ -91,8 +91,8 @@ impl Reporter for EventReporter {
 /// What came of Patina's turn to think.
 enum Thought {
     Played(Option<Move>, Option<SearchInfo>),
-    /// A command typed during the search stopped it; it is the next line to run.
-    Interrupted,
+    /// An `undo` typed during the search stopped it.
+    Undone,
 }
 
 pub struct Session {
@@ -272,14 +272,14 @@ impl Session {
     }
 
     /// Lets the engine move while it is its turn, then draws the board once and announces the
-    /// end. A command that stopped Patina's search is left to run next.
+    /// end; or takes the person's move back if they asked while Patina thought.
     fn advance(&mut self, out: &mut impl Write) -> std::io::Result<()> {
         let mut replies = Vec::new();
         while !self.game.is_over() && self.game.side_to_move() != self.human {
             writeln!(out, "Patina is thinking ({})...", self.strength)?;
             out.flush()?;
             let Thought::Played(best, info) = self.think() else {
-                return Ok(());
+                return self.undo(out);
             };
             let Some(best) = best else { break };
             let before = self.game.board().clone();
@@ -323,24 +323,23 @@ impl Session {
             }),
         );
         let mut last = None;
-        let mut interrupted = false;
+        let mut undone = false;
         loop {
-            // The session holds a sender: the channel never closes.
-            let Ok(event) = self.events.recv() else {
-                return Thought::Interrupted;
-            };
+            let event = self
+                .events
+                .recv()
+                .expect("the session holds a sender, so the channel stays open");
             match event {
                 Event::Info(info) => last = Some(info),
-                Event::Searched(result) if !interrupted => {
+                Event::Searched(result) if !undone => {
                     return Thought::Played(result.best_move, last);
                 }
-                Event::Searched(_) => return Thought::Interrupted,
+                Event::Searched(_) => return Thought::Undone,
                 Event::Line(Ok(line))
                     if self.undo_stops_search && self.pending.is_empty() && is_undo(&line) =>
                 {
                     self.engine.stop();
-                    interrupted = true;
-                    self.pending.push_back(Event::Line(Ok(line)));
+                    undone = true;
                 }
                 other => self.pending.push_back(other),
             }
@@ -748,7 +747,11 @@ mod tests {
         let out = String::from_utf8(out).unwrap();
         assert!(started.elapsed() < Duration::from_secs(10), "{out}");
         assert!(!out.contains("Patina played"), "{out}");
-        assert!(out.contains("Took back. Your move again."), "{out}");
+        // At once, with no prompt between.
+        assert!(
+            out.contains("Patina is thinking (20.00 s per move)...\nTook back. Your move again."),
+            "{out}"
+        );
         assert!(session.game.moves().is_empty());
     }
 
