@@ -205,6 +205,8 @@ class WebGame(unittest.TestCase):
         self.until(lambda d: self.state()["moves"] == [], "the takeback did not happen")
         self.assert_board_shows(fen)
         self.assertEqual(self.drawn_pieces().get("a7"), "white pawn")
+        # The start position's score, searched before the move, is shown again.
+        self.assertRegex(self.driver.find_element(By.ID, "score").text, r"^([+-]\d+\.\d\d|#-?\d+|[+-]TB)$")
 
     def shown_ply(self):
         return self.driver.execute_script("return window.patina.shownPly()")
@@ -248,7 +250,7 @@ class WebGame(unittest.TestCase):
                          "white")
 
     def test_a_phone_sees_the_whole_board(self):
-        for width, height in [(360, 740), (1280, 800)]:
+        for width, height in [(360, 740), (420, 900), (1280, 800)]:
             self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
                 "width": width, "height": height, "deviceScaleFactor": 2, "mobile": width < 600})
             try:
@@ -320,6 +322,23 @@ class WebGame(unittest.TestCase):
         error = self.driver.find_element(By.ID, "error")
         self.until(lambda d: error.is_displayed(), "no error for a malformed PGN")
         self.assertIn("cannot read the PGN: illegal or unreadable move 'Ke9'", error.text)
+
+    def white_share(self):
+        """How much of the eval bar is White's, in percent."""
+        return float(self.driver.find_element(By.ID, "evalfill").value_of_css_property("height")
+                     .removesuffix("px")) / self.driver.find_element(By.ID, "evalbar").size["height"] * 100
+
+    def test_the_eval_bar_after_a_fen_start_and_at_mate(self):
+        # White a rook up, to move: the bar fills for White without Patina playing.
+        self.new_game(fen="1nbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQk - 0 1")
+        self.until(lambda d: self.white_share() > 75,
+                   lambda: f"a rook up shows as {self.white_share():.0f} %: {self.page_text()}")
+        self.assertRegex(self.driver.find_element(By.ID, "score").text, r"^\+")
+        # White mated: the bar is Black's, the score the result.
+        self.new_game(fen="rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3")
+        self.until(lambda d: self.white_share() < 5,
+                   lambda: f"mate shows as {self.white_share():.0f} %: {self.page_text()}")
+        self.assertEqual(self.driver.find_element(By.ID, "score").text, "0-1")
 
     def test_errors_show_on_the_page(self):
         self.new_game(fen="not a fen", refused=True)
