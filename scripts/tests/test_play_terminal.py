@@ -2,12 +2,14 @@
 
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 import unittest
 from pathlib import Path
 
-from play_binary import patina_with_play
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from play_binary import patina_with_play  # noqa: E402
 
 PATINA, WHY_NOT = patina_with_play()
 TMUX = shutil.which("tmux")

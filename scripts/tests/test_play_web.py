@@ -10,9 +10,12 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import unittest
+from pathlib import Path
 
-from play_binary import patina_with_play
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from play_binary import patina_with_play  # noqa: E402
 
 try:
     from selenium import webdriver
