@@ -197,7 +197,8 @@ function renderClocks() {
   for (const [id, color] of [['clock-top', top], ['clock-bottom', bottom]]) {
     const running = clock.running === color;
     const left = Math.max(0, clock[color] - (running ? elapsed : 0));
-    const who = state.analysis === null ? (color === state.human ? 'You' : 'Patina') : color;
+    const side = color === 'white' ? 'White' : 'Black';
+    const who = state.analysis === null ? (color === state.human ? 'You' : 'Patina') : side;
     const element = $(id);
     element.textContent = `${who} ${clockText(left)}`;
     element.classList.toggle('running', running);

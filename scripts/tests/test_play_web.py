@@ -49,7 +49,7 @@ def fen_pieces(fen):
     return pieces
 
 
-@unittest.skipIf(webdriver is None, "selenium is not installed (pip install selenium)")
+@unittest.skipIf(webdriver is None, "selenium is not installed (pip install -r scripts/requirements.txt)")
 @unittest.skipIf(CHROMIUM is None or DRIVER is None,
                  "Chromium and chromedriver are not installed (apt-get install chromium chromium-driver)")
 @unittest.skipIf(PATINA is None, WHY_NOT)
