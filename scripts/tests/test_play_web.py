@@ -258,6 +258,8 @@ class WebGame(unittest.TestCase):
                 "width": width, "height": height, "deviceScaleFactor": 2, "mobile": width < 600})
             try:
                 self.setUp()
+                # With clocks, which take room above and below the board.
+                self.new_game(pace="clock:5+3")
                 self.your_move()
                 layout = self.driver.execute_script("""
                     const root = document.documentElement;
@@ -265,15 +267,19 @@ class WebGame(unittest.TestCase):
                     const aside = document.querySelector('aside').getBoundingClientRect();
                     const h1 = Array.from(document.querySelectorAll('cg-board piece'))
                         .find(p => p.cgKey === 'h1').getBoundingClientRect();
+                    const clock = document.getElementById('clock-bottom').getBoundingClientRect();
                     return {scroll: root.scrollWidth, client: root.clientWidth,
                             left: board.left, right: board.right, width: board.width,
-                            h1: h1.right, asideTop: aside.top, boardBottom: board.bottom};
+                            h1: h1.right, clock: clock.right, clockWidth: clock.width,
+                            asideTop: aside.top, boardBottom: board.bottom};
                 """)
                 self.assertLessEqual(layout["scroll"], layout["client"],
                                      f"{width} px wide: a horizontal scrollbar: {layout}")
                 self.assertGreaterEqual(layout["left"], 0, layout)
                 self.assertLessEqual(layout["right"], layout["client"], layout)
                 self.assertLessEqual(layout["h1"], layout["client"], f"the h-file is cut off: {layout}")
+                self.assertGreater(layout["clockWidth"], 0, f"no clock shown: {layout}")
+                self.assertLessEqual(layout["clock"], layout["client"], layout)
                 if width < 600:
                     self.assertGreater(layout["width"], 0.8 * width, f"a small board: {layout}")
                 else:
