@@ -190,8 +190,10 @@ impl Game {
             .next()
             .ok_or("the PGN holds no game")??;
         let mut game = Self::new(pgn.start);
+        // The reader played each move, so each is legal; players may go on past a repetition
+        // or the fifty-move rule, which only end a game when claimed.
         for (mv, _) in pgn.moves {
-            game.play(mv).map_err(|e| e.to_string())?;
+            game.push(mv);
         }
         Ok(game)
     }
@@ -352,13 +354,18 @@ impl Game {
                 legal: Vec::new(),
             });
         }
+        Ok(self.push(mv))
+    }
+
+    /// Plays a legal move whether or not the game has ended; returns its SAN.
+    fn push(&mut self, mv: Move) -> String {
         let san = self.board.san(mv);
         self.board.make_move(mv);
         self.moves.push(PlayedMove {
             mv,
             san: san.clone(),
         });
-        Ok(san)
+        san
     }
 
     /// Takes back the last move (a resignation or flag fall first, if there was one).
@@ -821,6 +828,9 @@ mod tests {
             board.make_move(board.parse_uci_move("e2e4").unwrap());
             board.to_fen()
         });
+        // Knights out and back twice, a threefold repetition nobody claimed, and play goes on.
+        let repeated = Game::from_pgn("1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 Nf6 4. Ng1 Ng8 5. e4 *");
+        assert_eq!(repeated.unwrap().moves().len(), 9);
         let fen = Game::from_pgn("[FEN \"4k3/8/8/8/8/8/4P3/4K3 b - - 0 7\"]\n\n7... Kd7 8. e4 *");
         assert_eq!(fen.unwrap().movetext(), "7... Kd7 8. e4");
         for (text, reason) in [
