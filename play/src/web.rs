@@ -3,11 +3,13 @@
 //! answers only for those assets and a JSON game API, never for a file path.
 //!
 //! Each browser tab holds a session id and its own game, clocks and engine (`games`); the page
-//! polls for the engine's progress. `api` reads and checks the requests, `server` serves HTTP.
+//! polls for the engine's progress. `api` reads and checks the requests, `view` writes the
+//! game as the page draws it, `server` serves HTTP.
 
 mod api;
 mod games;
 mod server;
+mod view;
 
 use std::convert::Infallible;
 use std::net::TcpListener;

@@ -2,22 +2,22 @@
 //! at a time, on the engine's background thread: Patina's reply, or a look at a position that
 //! plays nothing (the evaluation of the position a person is to move in, or analysis). Each
 //! position's latest evaluation is kept, so the score stays right after a takeback and while
-//! stepping through the moves; the page polls for the search's progress.
+//! stepping through the moves; the page polls for the search's progress, drawn by `view`.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use axum::http::StatusCode;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
-use patina::score::{is_decisive, Score};
-use patina::{Board, Color, Engine, Limits, Move, Reporter, SearchInfo, SearchResult};
+use patina::score::Score;
+use patina::{Color, Engine, Limits, Move, Reporter, SearchInfo, SearchResult};
 
 use super::api::{ApiError, Pace, SessionId, Setup, Start};
+use super::view::{squares, view};
 use crate::clock::Clock;
-use crate::game::{color_name, line_san, pgn_date, random_below, End, Game};
-use crate::score::score_text;
+use crate::game::{pgn_date, random_below, End, Game};
 
 /// Games held at once; a new tab beyond this takes over the longest-idle game, if any is idle.
 const MAX_GAMES: usize = 16;
@@ -30,8 +30,6 @@ const EVALUATION_TIME: Duration = Duration::from_millis(300);
 const ANALYSIS_TIME: Duration = Duration::from_secs(60);
 /// The longest Patina thinks for a hint.
 const HINT_TIME: Duration = Duration::from_secs(1);
-/// The eval bar's value of a won position: the whole bar.
-const BAR_WON: i32 = 10_000;
 
 /// Every game in play, by session id. Its methods may wait for a search to stop: call them
 /// where blocking is allowed.
@@ -47,28 +45,28 @@ struct Session {
     state: Arc<Mutex<State>>,
 }
 
-struct State {
-    game: Game,
-    human: Color,
-    timing: Timing,
+pub(super) struct State {
+    pub(super) game: Game,
+    pub(super) human: Color,
+    pub(super) timing: Timing,
     /// In analysis, the number of moves played to the position analysed. Patina then plays no
     /// move, the person moves for both sides, and the clocks stand still.
-    analysed: Option<usize>,
-    search: Option<Task>,
+    pub(super) analysed: Option<usize>,
+    pub(super) search: Option<Task>,
     /// Patina's latest evaluation of the position after each number of moves.
-    evaluations: Vec<Option<Evaluation>>,
+    pub(super) evaluations: Vec<Option<Evaluation>>,
     last_seen: Instant,
 }
 
 /// What bounds Patina's thinking: a fixed time a move, or its clock.
-enum Timing {
+pub(super) enum Timing {
     MoveTime(Duration),
     Clock(Clock),
 }
 
 /// What the running search is for.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
-enum Task {
+pub(super) enum Task {
     /// Patina's move, played when the search ends.
     Reply,
     /// An evaluation of a position, nothing played.
@@ -77,12 +75,12 @@ enum Task {
 
 /// A search's report on one position.
 #[derive(Clone, Debug, PartialEq)]
-struct Evaluation {
-    depth: i32,
+pub(super) struct Evaluation {
+    pub(super) depth: i32,
     /// From the view of the side to move in that position.
-    score: Score,
-    nodes: u64,
-    pv: Vec<Move>,
+    pub(super) score: Score,
+    pub(super) nodes: u64,
+    pub(super) pv: Vec<Move>,
 }
 
 impl Evaluation {
@@ -94,16 +92,6 @@ impl Evaluation {
             nodes: self.nodes,
             pv: self.pv[1..].to_vec(),
         }
-    }
-
-    fn to_json(&self, board: &Board) -> Value {
-        json!({
-            "depth": self.depth,
-            "score": score_text(self.score, board.side_to_move()),
-            "eval": eval_for_bar(self.score, board.side_to_move()),
-            "nodes": self.nodes,
-            "pv": line_san(board, &self.pv),
-        })
     }
 }
 
@@ -549,165 +537,6 @@ impl Reporter for WebReporter {
             pv: info.pv.clone(),
         };
         lock(&self.state).set_evaluation(self.ply, Some(evaluation));
-    }
-}
-
-/// Normalised centipawns from White's view, mates and tablebase results as the whole bar.
-fn eval_for_bar(score: Score, side_to_move: Color) -> i32 {
-    let white = if side_to_move == Color::White {
-        score
-    } else {
-        -score
-    };
-    if is_decisive(white) {
-        BAR_WON * white.signum()
-    } else {
-        patina::wdl::to_cp(white)
-    }
-}
-
-/// The evaluation of a position the game ended in by the rules: its result.
-fn final_evaluation(end: End) -> Value {
-    let (score, bar) = match end.winner() {
-        Some(Color::White) => ("1-0", BAR_WON),
-        Some(Color::Black) => ("0-1", -BAR_WON),
-        None => ("½-½", 0),
-    };
-    json!({ "depth": null, "score": score, "eval": bar, "nodes": null, "pv": "" })
-}
-
-/// A move's squares as the board marks them: castling as the king's two-square step.
-fn squares(game: &Game, mv: Move) -> (String, String) {
-    let to = if mv.is_castle() && !game.is_chess960() {
-        mv.castling_destinations().0
-    } else {
-        mv.to()
-    };
-    (mv.from().to_string(), to.to_string())
-}
-
-fn view(id: &SessionId, state: &State) -> Value {
-    let game = &state.game;
-    let board = game.board();
-    let end = game.end();
-    let thinking = state.search == Some(Task::Reply);
-    let your_move = !thinking
-        && end.is_none()
-        && (state.analysed.is_some() || board.side_to_move() == state.human);
-    let mut dests: Map<String, Value> = Map::new();
-    if your_move {
-        for mv in board.legal_moves() {
-            let mut targets = vec![mv.to().to_string()];
-            if mv.is_castle() && !game.is_chess960() {
-                // The king's two-square step, as well as king-onto-rook.
-                targets.push(mv.castling_destinations().0.to_string());
-            }
-            let entry = dests
-                .entry(mv.from().to_string())
-                .or_insert_with(|| Value::Array(Vec::new()));
-            if let Value::Array(list) = entry {
-                for target in targets {
-                    let target = Value::String(target);
-                    if !list.contains(&target) {
-                        list.push(target);
-                    }
-                }
-            }
-        }
-    }
-    // Every position of the game, for stepping through it, with Patina's evaluation of each.
-    let mut positions = Vec::new();
-    let mut evaluations = Vec::new();
-    let mut position = game.start().clone();
-    for ply in 0..=game.moves().len() {
-        if ply > 0 {
-            position.make_move(game.moves()[ply - 1].mv);
-        }
-        let last_move = ply
-            .checked_sub(1)
-            .map(|i| squares(game, game.moves()[i].mv));
-        positions.push(json!({
-            "fen": position.to_fen(),
-            "lastMove": last_move.map(|(from, to)| [from, to]),
-            "check": position.in_check(),
-        }));
-        let evaluation = match position.outcome().and(end) {
-            Some(end) => Some(final_evaluation(end)),
-            None => state
-                .evaluations
-                .get(ply)
-                .cloned()
-                .flatten()
-                .map(|e| e.to_json(&position)),
-        };
-        evaluations.push(evaluation);
-    }
-    let now = Instant::now();
-    let (move_time, clock) = match &state.timing {
-        Timing::MoveTime(time) => (Some(time.as_millis() as u64), None),
-        Timing::Clock(clock) => (
-            None,
-            Some(json!({
-                "white": clock.left(Color::White, now).as_millis() as u64,
-                "black": clock.left(Color::Black, now).as_millis() as u64,
-                "running": clock.running().map(color_key),
-                "control": clock.control().to_string(),
-            })),
-        ),
-    };
-    let live = &positions[game.moves().len()];
-    json!({
-        "session": id.as_str(),
-        "fen": board.to_fen(),
-        "turn": color_key(board.side_to_move()),
-        "human": color_key(state.human),
-        "yourMove": your_move,
-        "dests": dests,
-        "lastMove": live["lastMove"],
-        "check": board.in_check(),
-        "moves": game.moves().iter().map(|m| m.san.as_str()).collect::<Vec<_>>(),
-        "positions": positions,
-        "evaluations": evaluations,
-        "firstMoveNumber": game.start().fullmove_number(),
-        "firstTurn": color_key(game.start().side_to_move()),
-        "chess960": game.is_chess960(),
-        "thinking": thinking,
-        "searching": state.search.is_some(),
-        "analysis": state.analysed,
-        "clock": clock,
-        "end": end.map(|end| end.to_string()),
-        "result": end.map_or("*", End::result),
-        "movetime": move_time,
-        "status": status_text(state),
-    })
-}
-
-fn status_text(state: &State) -> String {
-    let game = &state.game;
-    match game.end() {
-        Some(end) => format!("{end} ({}).", end.result()),
-        None if state.analysed.is_some() => format!(
-            "Analysis: {} to move. Move for either side, or play on from here.",
-            color_name(game.side_to_move())
-        ),
-        None if state.search == Some(Task::Reply) => "Patina is thinking…".to_string(),
-        None if game.side_to_move() == state.human => format!(
-            "Your move ({}).{}",
-            color_name(state.human),
-            if game.board().in_check() {
-                " Check!"
-            } else {
-                ""
-            }
-        ),
-        None => "Patina to move.".to_string(),
-    }
-}
-
-fn color_key(color: Color) -> &'static str {
-    match color {
-        Color::White => "white",
-        Color::Black => "black",
     }
 }
 
