@@ -1,5 +1,5 @@
 //! The game a person plays against the engine, shared by the terminal and the web page: moves
-//! read in SAN or UCI, takebacks, how the game ended, and its PGN.
+//! read in SAN or UCI, takebacks, how the game ended, and its PGN (written, and read back in).
 
 use std::fmt;
 use std::fmt::Write;
@@ -14,26 +14,43 @@ pub struct PlayedMove {
     pub san: String,
 }
 
-/// How a game ended: by the rules, or by a resignation.
+/// How a game ended: by the rules on the board, by a resignation, or on time.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub enum End {
-    Checkmate { winner: Color },
+    Checkmate {
+        winner: Color,
+    },
     Stalemate,
     FiftyMoves,
     InsufficientMaterial,
     Repetition,
-    Resignation { winner: Color },
+    Resignation {
+        winner: Color,
+    },
+    /// `flagged`'s clock reached zero. The game is drawn when the other side could never mate
+    /// (FIDE 6.9): it has a bare king, or a lone minor piece against one.
+    Timeout {
+        flagged: Color,
+        drawn: bool,
+    },
 }
 
 impl End {
+    /// The side that won, if any.
+    pub fn winner(self) -> Option<Color> {
+        match self {
+            Self::Checkmate { winner } | Self::Resignation { winner } => Some(winner),
+            Self::Timeout { flagged, drawn } => (!drawn).then_some(!flagged),
+            _ => None,
+        }
+    }
+
     /// The PGN result.
     pub fn result(self) -> &'static str {
-        match self {
-            Self::Checkmate { winner } | Self::Resignation { winner } => match winner {
-                Color::White => "1-0",
-                Color::Black => "0-1",
-            },
-            _ => "1/2-1/2",
+        match self.winner() {
+            Some(Color::White) => "1-0",
+            Some(Color::Black) => "0-1",
+            None => "1/2-1/2",
         }
     }
 }
@@ -49,6 +66,18 @@ impl fmt::Display for End {
                     color_name(!*winner),
                     color_name(*winner)
                 )
+            }
+            Self::Timeout { flagged, drawn } => {
+                let other = color_name(!*flagged);
+                if *drawn {
+                    write!(
+                        f,
+                        "{} ran out of time and {other} cannot mate: draw",
+                        color_name(*flagged)
+                    )
+                } else {
+                    write!(f, "{} ran out of time: {other} wins", color_name(*flagged))
+                }
             }
             Self::Stalemate => f.write_str("Stalemate: draw"),
             Self::FiftyMoves => f.write_str("Draw by the fifty-move rule"),
@@ -109,7 +138,8 @@ pub struct Game {
     start: Board,
     board: Board,
     moves: Vec<PlayedMove>,
-    resigned: Option<Color>,
+    /// An end the board does not show: a resignation or a flag fall.
+    declared: Option<End>,
 }
 
 impl Default for Game {
@@ -124,7 +154,7 @@ impl Game {
             board: start.clone(),
             start,
             moves: Vec::new(),
-            resigned: None,
+            declared: None,
         }
     }
 
@@ -153,8 +183,32 @@ impl Game {
         Self::from_fen(&fen, true).expect("every Chess960 start position is a valid FEN")
     }
 
+    /// The first game of a PGN text, its moves played from its start (a `FEN` tag, Chess960 by
+    /// its `Variant` tag). The error says what could not be read, and where.
+    pub fn from_pgn(text: &str) -> Result<Self, String> {
+        let pgn = patina::pgn::parse_games(text)
+            .next()
+            .ok_or("the PGN holds no game")??;
+        let mut game = Self::new(pgn.start);
+        // The reader played each move, so each is legal; players may go on past a repetition
+        // or the fifty-move rule, which only end a game when claimed.
+        for (mv, _) in pgn.moves {
+            game.push(mv);
+        }
+        Ok(game)
+    }
+
     pub fn board(&self) -> &Board {
         &self.board
+    }
+
+    /// The position after the first `ply` moves (`ply` at most `moves().len()`).
+    pub fn board_at(&self, ply: usize) -> Board {
+        let mut board = self.start.clone();
+        for played in &self.moves[..ply] {
+            board.make_move(played.mv);
+        }
+        board
     }
 
     pub fn start(&self) -> &Board {
@@ -178,8 +232,8 @@ impl Game {
     }
 
     pub fn end(&self) -> Option<End> {
-        if let Some(loser) = self.resigned {
-            return Some(End::Resignation { winner: !loser });
+        if self.declared.is_some() {
+            return self.declared;
         }
         self.board.outcome().map(|outcome| match outcome {
             Outcome::Checkmate => End::Checkmate {
@@ -198,7 +252,18 @@ impl Game {
 
     pub fn resign(&mut self, color: Color) {
         if !self.is_over() {
-            self.resigned = Some(color);
+            self.declared = Some(End::Resignation { winner: !color });
+        }
+    }
+
+    /// `color`'s clock reached zero.
+    pub fn flag(&mut self, color: Color) {
+        if !self.is_over() {
+            let drawn = !can_mate(&self.board, !color);
+            self.declared = Some(End::Timeout {
+                flagged: color,
+                drawn,
+            });
         }
     }
 
@@ -289,18 +354,23 @@ impl Game {
                 legal: Vec::new(),
             });
         }
+        Ok(self.push(mv))
+    }
+
+    /// Plays a legal move whether or not the game has ended; returns its SAN.
+    fn push(&mut self, mv: Move) -> String {
         let san = self.board.san(mv);
         self.board.make_move(mv);
         self.moves.push(PlayedMove {
             mv,
             san: san.clone(),
         });
-        Ok(san)
+        san
     }
 
-    /// Takes back the last move (a resignation first, if there was one).
+    /// Takes back the last move (a resignation or flag fall first, if there was one).
     pub fn undo(&mut self) -> Option<Move> {
-        if self.resigned.take().is_some() {
+        if self.declared.take().is_some() {
             return None;
         }
         let played = self.moves.pop()?;
@@ -358,6 +428,19 @@ impl Game {
         pgn.push_str(wrap(text.trim_start(), 79).as_str());
         pgn.push('\n');
         pgn
+    }
+}
+
+/// Whether `color` has the material to mate, as FIDE's rule on a flag fall asks: anything beyond
+/// a bare king, unless it is a lone knight or bishop against a bare king.
+fn can_mate(board: &Board, color: Color) -> bool {
+    let pieces = |side: Color| board.colored(side).count();
+    let minors = board.colored_pieces(color, PieceType::Knight).count()
+        + board.colored_pieces(color, PieceType::Bishop).count();
+    match pieces(color) {
+        1 => false,
+        2 => !(minors == 1 && pieces(!color) == 1),
+        _ => true,
     }
 }
 
@@ -710,6 +793,55 @@ mod tests {
         );
         let parsed = patina::pgn::parse_games(&pgn).next().unwrap().unwrap();
         assert_eq!(parsed.final_board().to_fen(), game.board().to_fen());
+    }
+
+    #[test]
+    fn a_flag_fall_loses_unless_the_other_side_cannot_mate() {
+        let mut game = Game::default();
+        game.flag(Color::White);
+        assert_eq!(game.end().unwrap().result(), "0-1");
+        assert_eq!(
+            game.end().unwrap().to_string(),
+            "White ran out of time: Black wins"
+        );
+        assert_eq!(game.undo(), None);
+        assert_eq!(game.end(), None);
+        // Black has a lone knight against a bare king; then a knight against a pawn, which can mate.
+        for (fen, result) in [
+            ("4k3/8/8/8/8/8/8/3nK3 w - - 0 1", "1/2-1/2"),
+            ("4k3/8/8/8/8/8/3P4/3nK3 w - - 0 1", "0-1"),
+            ("4k3/8/8/8/8/8/3P4/4K3 w - - 0 1", "1/2-1/2"),
+        ] {
+            let mut game = Game::from_fen(fen, false).unwrap();
+            game.flag(Color::White);
+            assert_eq!(game.end().unwrap().result(), result, "{fen}");
+        }
+    }
+
+    #[test]
+    fn pgn_import() {
+        let game =
+            Game::from_pgn("[Event \"x\"]\n\n1. e4 {book} e5 2. Nf3 (2. f4) Nc6 *\n").unwrap();
+        assert_eq!(game.movetext(), "1. e4 e5 2. Nf3 Nc6");
+        assert_eq!(game.board_at(1).to_fen(), {
+            let mut board = Board::startpos();
+            board.make_move(board.parse_uci_move("e2e4").unwrap());
+            board.to_fen()
+        });
+        // Knights out and back twice, a threefold repetition nobody claimed, and play goes on.
+        let repeated = Game::from_pgn("1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 Nf6 4. Ng1 Ng8 5. e4 *");
+        assert_eq!(repeated.unwrap().moves().len(), 9);
+        let fen = Game::from_pgn("[FEN \"4k3/8/8/8/8/8/4P3/4K3 b - - 0 7\"]\n\n7... Kd7 8. e4 *");
+        assert_eq!(fen.unwrap().movetext(), "7... Kd7 8. e4");
+        for (text, reason) in [
+            ("", "the PGN holds no game"),
+            ("1. e4 e5 2. Ke3 *", "illegal or unreadable move 'Ke3'"),
+            ("1. e4 {never closed", "unclosed comment"),
+            ("[FEN \"8/8 w\"]\n1. e4 *", "space-separated fields"),
+        ] {
+            let error = Game::from_pgn(text).unwrap_err();
+            assert!(error.contains(reason), "{text}: {error}");
+        }
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! of the engine library like any GUI: both drive it through its `Engine` facade and share the
 //! game model. `patina play` and `patina web` run this program.
 
+mod clock;
 mod game;
 mod score;
 mod strength;

@@ -1,11 +1,15 @@
-//! `patina play`: a game against the engine in the terminal, line by line. The board is redrawn
-//! after every move, so the screen reads well in any terminal (and in a test's `tmux`).
+//! `patina play`: a game against the engine in the terminal, line by line. The board is drawn
+//! once a full move, after Patina's reply, so the screen reads well in any terminal (and in a
+//! test's `tmux`). Input is read on a thread of its own, so that `undo` typed while Patina
+//! thinks stops it at once.
 
-use std::io::{BufRead, Write};
+use std::collections::VecDeque;
+use std::io::{BufRead, IsTerminal, Write};
 use std::process::ExitCode;
+use std::sync::mpsc::{self, Receiver, Sender};
 use std::time::Duration;
 
-use patina::{Color, Engine, Move, Piece, PieceType, Reporter, SearchInfo, Square};
+use patina::{Color, Engine, Move, Piece, PieceType, Reporter, SearchInfo, SearchResult, Square};
 
 use crate::game::{color_name, line_san, pgn_date, random_below, End, Game, MoveError};
 use crate::score::score_text;
@@ -43,10 +47,11 @@ pub fn main(args: &[String]) -> ExitCode {
             }
         }
     }
-    let stdin = std::io::stdin();
     let mut out = std::io::stdout();
-    let mut session = Session::new(ascii);
-    match session.run(stdin.lock(), &mut out) {
+    // Piped input is a script, run line by line; only a person at a terminal types an `undo`
+    // meant for the search under way.
+    let mut session = Session::new(ascii, std::io::stdin().is_terminal());
+    match session.run(std::io::BufReader::new(std::io::stdin()), &mut out) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("patina play: {e}");
@@ -65,6 +70,31 @@ impl Reporter for LastInfo {
     }
 }
 
+/// What the session waits for: a line typed, the end of the input, or news of Patina's search,
+/// which runs in the background.
+enum Event {
+    Line(std::io::Result<String>),
+    End,
+    Info(SearchInfo),
+    Searched(SearchResult),
+}
+
+/// Passes a background search's reports to the session.
+struct EventReporter(Sender<Event>);
+
+impl Reporter for EventReporter {
+    fn report(&mut self, info: &SearchInfo) {
+        let _ = self.0.send(Event::Info(info.clone()));
+    }
+}
+
+/// What came of Patina's turn to think.
+enum Thought {
+    Played(Option<Move>, Option<SearchInfo>),
+    /// An `undo` typed during the search stopped it.
+    Undone,
+}
+
 pub struct Session {
     game: Game,
     engine: Engine,
@@ -74,10 +104,17 @@ pub struct Session {
     ascii: bool,
     strength: Strength,
     threads: usize,
+    /// Whether an `undo` typed during Patina's search stops it.
+    undo_stops_search: bool,
+    events: Receiver<Event>,
+    sender: Sender<Event>,
+    /// Lines typed while Patina thought, to run in order once it has moved.
+    pending: VecDeque<Event>,
 }
 
 impl Session {
-    pub fn new(ascii: bool) -> Self {
+    pub fn new(ascii: bool, undo_stops_search: bool) -> Self {
+        let (sender, events) = mpsc::channel();
         Self {
             game: Game::default(),
             engine: Engine::default(),
@@ -86,20 +123,41 @@ impl Session {
             ascii,
             strength: Strength::MoveTime(Duration::from_secs(1)),
             threads: 1,
+            undo_stops_search,
+            events,
+            sender,
+            pending: VecDeque::new(),
         }
     }
 
     /// Plays until `quit` or the end of the input.
-    pub fn run(&mut self, input: impl BufRead, out: &mut impl Write) -> std::io::Result<()> {
+    pub fn run(
+        &mut self,
+        input: impl BufRead + Send + 'static,
+        out: &mut impl Write,
+    ) -> std::io::Result<()> {
+        let lines = self.sender.clone();
+        std::thread::spawn(move || {
+            for line in input.lines() {
+                // Past a line that is not UTF-8 the input goes on; past another error it ends.
+                let more = match &line {
+                    Ok(_) => true,
+                    Err(e) => e.kind() == std::io::ErrorKind::InvalidData,
+                };
+                if lines.send(Event::Line(line)).is_err() || !more {
+                    return;
+                }
+            }
+            let _ = lines.send(Event::End);
+        });
         writeln!(
             out,
             "Patina: you play White. Type a move (e4, Nf3, g1f3) or 'help'."
         )?;
         self.advance(out)?;
-        let mut lines = input.lines();
         loop {
             self.prompt(out)?;
-            let Some(line) = lines.next() else {
+            let Some(line) = self.next_line() else {
                 writeln!(out)?;
                 return Ok(());
             };
@@ -137,7 +195,7 @@ impl Session {
             "quit" | "exit" | "q" => return Ok(false),
             "help" | "?" => writeln!(out, "{HELP}")?,
             "new" => self.new_game(&words[1..], out)?,
-            "undo" | "takeback" => self.undo(out)?,
+            _ if is_undo(first) => self.undo(out)?,
             "go" | "switch" => {
                 if self.game.is_over() {
                     writeln!(out, "The game is over: 'new', 'undo' or 'save'.")?;
@@ -197,13 +255,32 @@ impl Session {
         }
     }
 
-    /// Draws the board, lets the engine move while it is its turn, and announces the end.
+    /// The next line typed, those typed while Patina thought first; `None` at the end of the
+    /// input.
+    fn next_line(&mut self) -> Option<std::io::Result<String>> {
+        loop {
+            let event = match self.pending.pop_front() {
+                Some(event) => event,
+                None => self.events.recv().ok()?,
+            };
+            match event {
+                Event::Line(line) => return Some(line),
+                Event::End => return None,
+                Event::Info(_) | Event::Searched(_) => {}
+            }
+        }
+    }
+
+    /// Lets the engine move while it is its turn, then draws the board once and announces the
+    /// end; or takes the person's move back if they asked while Patina thought.
     fn advance(&mut self, out: &mut impl Write) -> std::io::Result<()> {
-        self.draw_board(out)?;
+        let mut replies = Vec::new();
         while !self.game.is_over() && self.game.side_to_move() != self.human {
             writeln!(out, "Patina is thinking ({})...", self.strength)?;
             out.flush()?;
-            let (best, info) = self.search();
+            let Thought::Played(best, info) = self.think() else {
+                return self.undo(out);
+            };
             let Some(best) = best else { break };
             let before = self.game.board().clone();
             let number = before.fullmove_number();
@@ -213,30 +290,60 @@ impl Session {
                 "..."
             };
             let Ok(san) = self.game.play(best) else { break };
-            self.draw_board(out)?;
-            write!(out, "Patina played {number}{dots} {san}")?;
+            let mut reply = format!("Patina played {number}{dots} {san}");
             if let Some(info) = info {
-                writeln!(
-                    out,
+                reply += &format!(
                     "  (score {}, depth {}, {} nodes)\nLine: {}",
                     score_text(info.score, before.side_to_move()),
                     info.depth,
                     info.nodes,
                     line_san(&before, &info.pv)
-                )?;
-            } else {
-                writeln!(out)?;
+                );
             }
+            replies.push(reply);
+        }
+        self.draw_board(out)?;
+        for reply in replies {
+            writeln!(out, "{reply}")?;
         }
         self.status(out)
     }
 
-    fn search(&mut self) -> (Option<Move>, Option<SearchInfo>) {
+    /// Searches in the background for Patina's move. Lines typed meanwhile wait for it, but an
+    /// `undo` typed with nothing waiting before it (if `undo_stops_search`) stops the search.
+    fn think(&mut self) -> Thought {
         self.engine.set_chess960(self.game.is_chess960());
         self.engine.set_board(self.game.board().clone());
-        let mut last = LastInfo::default();
-        let result = self.engine.search(self.strength.limits(), &mut last);
-        (result.best_move, last.0)
+        let done = self.sender.clone();
+        self.engine.go(
+            self.strength.limits(),
+            Box::new(EventReporter(self.sender.clone())),
+            Box::new(move |result| {
+                let _ = done.send(Event::Searched(result));
+            }),
+        );
+        let mut last = None;
+        let mut undone = false;
+        loop {
+            let event = self
+                .events
+                .recv()
+                .expect("the session holds a sender, so the channel stays open");
+            match event {
+                Event::Info(info) => last = Some(info),
+                Event::Searched(result) if !undone => {
+                    return Thought::Played(result.best_move, last);
+                }
+                Event::Searched(_) => return Thought::Undone,
+                Event::Line(Ok(line))
+                    if self.undo_stops_search && self.pending.is_empty() && is_undo(&line) =>
+                {
+                    self.engine.stop();
+                    undone = true;
+                }
+                other => self.pending.push_back(other),
+            }
+        }
     }
 
     fn hint(&mut self, out: &mut impl Write) -> std::io::Result<()> {
@@ -245,7 +352,14 @@ impl Session {
         }
         writeln!(out, "Thinking ({})...", self.strength)?;
         let board = self.game.board().clone();
-        let (best, info) = self.search();
+        self.engine.set_chess960(self.game.is_chess960());
+        self.engine.set_board(board.clone());
+        let mut last = LastInfo::default();
+        let best = self
+            .engine
+            .search(self.strength.limits(), &mut last)
+            .best_move;
+        let info = last.0;
         match best {
             Some(mv) => {
                 let score = info.map_or(String::new(), |i| {
@@ -433,6 +547,13 @@ impl Session {
     }
 }
 
+fn is_undo(line: &str) -> bool {
+    matches!(
+        line.trim().to_ascii_lowercase().as_str(),
+        "undo" | "takeback"
+    )
+}
+
 /// The last `count` moves of a long movetext, so the line stays readable.
 fn last_words(text: &str, count: usize) -> String {
     let words: Vec<&str> = text.split(' ').collect();
@@ -514,10 +635,11 @@ mod tests {
     use super::*;
 
     fn run(input: impl AsRef<[u8]>) -> String {
-        let mut session = Session::new(true);
+        let mut session = Session::new(true, false);
         session.strength = Strength::Depth(1);
         let mut out = Vec::new();
-        session.run(input.as_ref(), &mut out).unwrap();
+        let input = std::io::Cursor::new(input.as_ref().to_vec());
+        session.run(input, &mut out).unwrap();
         String::from_utf8(out).unwrap()
     }
 
@@ -603,6 +725,34 @@ mod tests {
         let out = run(b"\xff\xfe\ne4\nquit\n");
         assert!(out.contains("not UTF-8 text"), "{out}");
         assert!(out.contains("Patina played 1... "), "{out}");
+    }
+
+    #[test]
+    fn draws_the_board_once_a_full_move() {
+        let out = run("e4\nd4\nquit\n");
+        // The start, then once after each of Patina's replies, above the reply's line.
+        assert_eq!(out.matches(" 8   r").count(), 3, "{out}");
+        let reply = out.find("Patina played 1... ").unwrap();
+        assert_eq!(out[..reply].matches(" 8   r").count(), 2, "{out}");
+    }
+
+    #[test]
+    fn undo_stops_the_search() {
+        let mut session = Session::new(true, true);
+        session.strength = Strength::MoveTime(Duration::from_secs(20));
+        let input = std::io::Cursor::new(b"e4\nundo\nquit\n".to_vec());
+        let mut out = Vec::new();
+        let started = std::time::Instant::now();
+        session.run(input, &mut out).unwrap();
+        let out = String::from_utf8(out).unwrap();
+        assert!(started.elapsed() < Duration::from_secs(10), "{out}");
+        assert!(!out.contains("Patina played"), "{out}");
+        // At once, with no prompt between.
+        assert!(
+            out.contains("Patina is thinking (20.00 s per move)...\nTook back. Your move again."),
+            "{out}"
+        );
+        assert!(session.game.moves().is_empty());
     }
 
     #[test]

@@ -2,12 +2,14 @@
 //! (lichess's chessground board plus a small script) is embedded in the binary; the server
 //! answers only for those assets and a JSON game API, never for a file path.
 //!
-//! Each browser tab holds a session id and its own game and engine (`games`); the page polls
-//! for the engine's progress. `api` reads and checks the requests, `server` serves HTTP.
+//! Each browser tab holds a session id and its own game, clocks and engine (`games`); the page
+//! polls for the engine's progress. `api` reads and checks the requests, `view` writes the
+//! game as the page draws it, `server` serves HTTP.
 
 mod api;
 mod games;
 mod server;
+mod view;
 
 use std::convert::Infallible;
 use std::net::TcpListener;
@@ -191,6 +193,10 @@ fn app(loopback: bool) -> Router {
         .route("/api/new", post(new_game))
         .route("/api/move", post(play_move))
         .route("/api/undo", post(undo))
+        .route("/api/hint", post(hint))
+        .route("/api/resign", post(resign))
+        .route("/api/analyse", post(analyse))
+        .route("/api/continue", post(resume))
         .method_not_allowed_fallback(|| async {
             ApiError::status(
                 StatusCode::METHOD_NOT_ALLOWED,
@@ -287,12 +293,53 @@ async fn play_move(
         .map(game_response)
 }
 
+/// A request that names only its session: a takeback, a hint, a resignation, playing on
+/// from analysis.
+async fn on_session(
+    games: Arc<Games>,
+    body: Result<Bytes, BytesRejection>,
+    act: fn(&Games, &api::SessionId) -> Result<Value, ApiError>,
+) -> Result<Response, ApiError> {
+    let id = api::parse_session(&body?)?;
+    on_games(games, move |games| act(games, &id))
+        .await
+        .map(game_response)
+}
+
 async fn undo(
     State(games): State<Arc<Games>>,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
-    let id = api::parse_undo(&body?)?;
-    on_games(games, move |games| games.undo(&id))
+    on_session(games, body, Games::undo).await
+}
+
+async fn hint(
+    State(games): State<Arc<Games>>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, ApiError> {
+    on_session(games, body, Games::hint).await
+}
+
+async fn resign(
+    State(games): State<Arc<Games>>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, ApiError> {
+    on_session(games, body, Games::resign).await
+}
+
+async fn resume(
+    State(games): State<Arc<Games>>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, ApiError> {
+    on_session(games, body, Games::resume).await
+}
+
+async fn analyse(
+    State(games): State<Arc<Games>>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, ApiError> {
+    let (id, ply) = api::parse_analyse(&body?)?;
+    on_games(games, move |games| games.analyse(&id, ply))
         .await
         .map(game_response)
 }
@@ -410,7 +457,8 @@ mod tests {
     #[test]
     fn plays_a_game_through_the_api() {
         let page = Page::new();
-        let new = page.post("/api/new", r#"{"color":"white","movetime":50}"#);
+        // Patina thinks long enough for a move out of turn to come while it does.
+        let new = page.post("/api/new", r#"{"color":"white","movetime":1000}"#);
         assert_eq!(new.status, StatusCode::OK, "{}", new.body);
         assert_eq!(new.header(header::CACHE_CONTROL), "no-store");
         let session = new.json()["session"].as_str().unwrap().to_string();

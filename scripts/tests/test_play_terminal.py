@@ -2,12 +2,14 @@
 
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 import unittest
 from pathlib import Path
 
-from play_binary import patina_with_play
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from play_binary import patina_with_play  # noqa: E402
 
 PATINA, WHY_NOT = patina_with_play()
 TMUX = shutil.which("tmux")
@@ -63,6 +65,9 @@ class TerminalGame(unittest.TestCase):
         self.assertIn("Line: 1... ", screen[mark:])
         # The engine's reply is marked as the last move, the person's pawn stands on e4.
         self.assertRegex(screen[mark:], r" 4   ·  ·  ·  ·  ♙ ")
+        # One board a full move, drawn after Patina's reply.
+        self.assertEqual(screen[mark:].count("     a  b  c  d  e  f  g  h"), 2, screen[mark:])
+        self.assertLess(screen[mark:].index(" 8   "), screen[mark:].index("Patina played"))
 
         mark = len(self.screen())
         self.type("Ke3")
@@ -76,6 +81,22 @@ class TerminalGame(unittest.TestCase):
         self.assertIn("Took back.", screen[mark:])
         self.assertIn(" 2   ♙  ♙  ♙  ♙  ♙  ♙  ♙  ♙   2", screen[mark:])
         self.assertIn(" 7   ♟  ♟  ♟  ♟  ♟  ♟  ♟  ♟   7", screen[mark:])
+
+        # An undo typed while Patina thinks stops it and takes the move back at once.
+        self.type("level time 60")
+        self.wait_for("Level: 60.00 s per move")
+        mark = len(self.screen())
+        self.type("d4")
+        self.wait_for("Patina is thinking", after=mark)
+        started = time.monotonic()
+        self.type("undo")
+        screen = self.wait_for("White to move>", after=mark, timeout=20)
+        self.assertLess(time.monotonic() - started, 10)
+        self.assertIn("Took back.", screen[mark:])
+        self.assertNotIn("Patina played", screen[mark:])
+        self.assertIn(" 2   ♙  ♙  ♙  ♙  ♙  ♙  ♙  ♙   2", screen[mark:])
+        self.type("level depth 3")
+        self.wait_for("Level: depth 3, 1 thread.", after=mark)
 
         # A back-rank position: whatever White plays but luft, Black mates with Ra1.
         mark = len(self.screen())

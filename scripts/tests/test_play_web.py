@@ -1,17 +1,21 @@
 """`patina web` end to end: a headless Chromium plays through the page, as a person would.
 
 Needs Chromium with its driver (Debian: apt-get install chromium chromium-driver) and the
-`selenium` package (pip install selenium, in a virtual environment); skips without them.
-PATINA_SCREENSHOT=docs/play.png also saves a picture of the page mid-game.
+`selenium` package (pip install -r scripts/requirements.txt, in a virtual environment); skips
+without them, saying which is missing. PATINA_SCREENSHOT=docs/play.png also saves a picture of
+the page mid-game.
 """
 
 import os
 import re
 import shutil
 import subprocess
+import sys
 import unittest
+from pathlib import Path
 
-from play_binary import patina_with_play
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from play_binary import patina_with_play  # noqa: E402
 
 try:
     from selenium import webdriver
@@ -45,7 +49,7 @@ def fen_pieces(fen):
     return pieces
 
 
-@unittest.skipIf(webdriver is None, "selenium is not installed (pip install selenium)")
+@unittest.skipIf(webdriver is None, "selenium is not installed (pip install -r scripts/requirements.txt)")
 @unittest.skipIf(CHROMIUM is None or DRIVER is None,
                  "Chromium and chromedriver are not installed (apt-get install chromium chromium-driver)")
 @unittest.skipIf(PATINA is None, WHY_NOT)
@@ -143,16 +147,19 @@ class WebGame(unittest.TestCase):
         self.click_square(orig)
         self.click_square(dest)
 
-    def new_game(self, color="white", movetime="100", fen=""):
+    def new_game(self, color="white", pace="movetime:100", fen="", refused=False):
+        """Starts a game from the form; waits until the page has it, unless it is to be refused."""
         Select(self.driver.find_element(By.ID, "color")).select_by_value(color)
-        Select(self.driver.find_element(By.ID, "movetime")).select_by_value(movetime)
+        Select(self.driver.find_element(By.ID, "pace")).select_by_value(pace)
         field = self.driver.find_element(By.ID, "fen")
         field.clear()
         field.send_keys(fen)
         before = self.state()["session"]
+        started = self.driver.execute_script("return window.patina.started")
         self.driver.find_element(By.ID, "start").click()
-        self.until(lambda d: self.state()["moves"] == [] or self.state()["human"] == "black",
-                   "no new game")
+        if not refused:
+            self.until(lambda d: self.driver.execute_script("return window.patina.started") > started,
+                       lambda: f"no new game: {self.page_text()}")
         self.assertEqual(self.state()["session"], before, "a new game keeps the tab's session")
 
     def test_several_moves_against_the_engine(self):
@@ -201,9 +208,149 @@ class WebGame(unittest.TestCase):
         self.until(lambda d: self.state()["moves"] == [], "the takeback did not happen")
         self.assert_board_shows(fen)
         self.assertEqual(self.drawn_pieces().get("a7"), "white pawn")
+        # The start position's score, searched before the move, is shown again.
+        self.assertRegex(self.driver.find_element(By.ID, "score").text, r"^([+-]\d+\.\d\d|#-?\d+|[+-]TB)$")
+
+    def shown_ply(self):
+        return self.driver.execute_script("return window.patina.shownPly()")
+
+    def click(self, element_id):
+        self.driver.find_element(By.ID, element_id).click()
+
+    def play_and_wait(self, orig, dest):
+        count = len(self.your_move()["moves"])
+        self.play(orig, dest)
+        return self.until(lambda d: len(self.state()["moves"]) >= count + 2
+                          and self.state()["yourMove"] and self.state(),
+                          lambda: f"no reply to {orig}{dest}: {self.page_text()}")
+
+    def test_the_move_list_steps_through_the_game(self):
+        self.new_game()
+        self.your_move()
+        self.play_and_wait("e2", "e4")
+        state = self.play_and_wait("g1", "f3")
+        moves = self.driver.find_elements(By.CSS_SELECTOR, "#moves button.move")
+        self.assertEqual([m.text for m in moves], state["moves"])
+        # The first move: the board shows the position after it, and takes no move there.
+        moves[0].click()
+        self.until(lambda d: self.shown_ply() == 1, "clicking the first move did not show it")
+        self.assert_board_shows(state["positions"][1]["fen"])
+        current = self.driver.find_element(By.CSS_SELECTOR, "#moves button.current")
+        self.assertEqual(current.get_attribute("data-ply"), "1")
+        self.assertIsNone(self.driver.execute_script("return window.patina.cg.state.movable.color"))
+        self.assertIn("move 1 of 4", self.driver.find_element(By.ID, "shown").text)
+        # Back and on with the buttons and the arrow keys, then back to the game.
+        self.click("first")
+        self.assert_board_shows(state["positions"][0]["fen"])
+        ActionChains(self.driver).send_keys("\ue014").perform()  # the right arrow
+        self.until(lambda d: self.shown_ply() == 1, "the right arrow did not step on")
+        self.click("next")
+        self.assert_board_shows(state["positions"][2]["fen"])
+        self.click("last")
+        self.until(lambda d: self.shown_ply() == 4, "not back at the game")
+        self.assert_board_shows(state["fen"])
+        self.assertEqual(self.driver.execute_script("return window.patina.cg.state.movable.color"),
+                         "white")
+
+    def test_a_phone_sees_the_whole_board(self):
+        for width, height in [(360, 740), (420, 900), (1280, 800)]:
+            self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+                "width": width, "height": height, "deviceScaleFactor": 2, "mobile": width < 600})
+            try:
+                self.setUp()
+                # With clocks, which take room above and below the board.
+                self.new_game(pace="clock:5+3")
+                self.your_move()
+                layout = self.driver.execute_script("""
+                    const root = document.documentElement;
+                    const board = document.querySelector('cg-board').getBoundingClientRect();
+                    const aside = document.querySelector('aside').getBoundingClientRect();
+                    const h1 = Array.from(document.querySelectorAll('cg-board piece'))
+                        .find(p => p.cgKey === 'h1').getBoundingClientRect();
+                    const clock = document.getElementById('clock-bottom').getBoundingClientRect();
+                    return {scroll: root.scrollWidth, client: root.clientWidth,
+                            left: board.left, right: board.right, width: board.width,
+                            h1: h1.right, clock: clock.right, clockWidth: clock.width,
+                            asideTop: aside.top, boardBottom: board.bottom};
+                """)
+                self.assertLessEqual(layout["scroll"], layout["client"],
+                                     f"{width} px wide: a horizontal scrollbar: {layout}")
+                self.assertGreaterEqual(layout["left"], 0, layout)
+                self.assertLessEqual(layout["right"], layout["client"], layout)
+                self.assertLessEqual(layout["h1"], layout["client"], f"the h-file is cut off: {layout}")
+                self.assertGreater(layout["clockWidth"], 0, f"no clock shown: {layout}")
+                self.assertLessEqual(layout["clock"], layout["client"], layout)
+                if width < 600:
+                    self.assertGreater(layout["width"], 0.8 * width, f"a small board: {layout}")
+                else:
+                    self.assertLess(layout["asideTop"], layout["boardBottom"],
+                                    f"the panel is not beside the board: {layout}")
+            finally:
+                self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+    def test_clocks_hint_and_resign(self):
+        self.new_game(pace="clock:3+2")
+        self.your_move()
+        bottom = self.driver.find_element(By.ID, "clock-bottom")
+        top = self.driver.find_element(By.ID, "clock-top")
+        self.assertRegex(bottom.text, r"^You [23]:[0-5]\d$")
+        self.assertEqual(top.text, "Patina 3:00")
+        self.assertIn("running", bottom.get_attribute("class"))
+        first = bottom.text
+        self.until(lambda d: bottom.text != first, "the person's clock does not run")
+
+        self.click("hintbutton")
+        hint = self.driver.find_element(By.ID, "hint")
+        self.until(lambda d: hint.is_displayed(), "no hint shown")
+        self.assertRegex(hint.text, r"^Hint: [a-hKQRBNO]")
+        self.assertTrue(self.driver.execute_script("return window.patina.cg.state.drawable.autoShapes.length"))
+
+        self.click("resign")
+        self.until(lambda d: self.state()["end"], "the resignation did not end the game")
+        self.assertIn("White resigns: Black wins", self.driver.find_element(By.ID, "status").text)
+        self.assertNotIn("running", bottom.get_attribute("class"))
+
+    def test_an_imported_pgn_is_analysed(self):
+        self.driver.find_element(By.CSS_SELECTOR, "#importbox summary").click()
+        field = self.driver.find_element(By.ID, "pgntext")
+        field.send_keys('[Event "x"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 *\n')
+        self.click("load")
+        state = self.until(lambda d: len(self.state()["moves"]) == 6 and self.state(), "no import")
+        self.assertEqual(state["analysis"], 6)
+        self.assertEqual(self.driver.find_element(By.ID, "analyse").text, "Play on")
+        self.driver.find_element(By.CSS_SELECTOR, "#moves button[data-ply='3']").click()
+        self.until(lambda d: self.state()["analysis"] == 3, "clicking a move did not analyse it")
+        self.assert_board_shows(state["positions"][3]["fen"])
+        score = self.driver.find_element(By.ID, "score")
+        self.until(lambda d: re.match(r"^[+-]\d+\.\d\d$", score.text), "no analysis shown")
+        self.assertTrue(self.driver.find_element(By.ID, "pv").text.startswith("2... "))
+        # A malformed PGN is refused with the reason.
+        field.clear()
+        field.send_keys("1. e4 e5 2. Ke9 *")
+        self.click("load")
+        error = self.driver.find_element(By.ID, "error")
+        self.until(lambda d: error.is_displayed(), "no error for a malformed PGN")
+        self.assertIn("cannot read the PGN: illegal or unreadable move 'Ke9'", error.text)
+
+    def white_share(self):
+        """How much of the eval bar is White's, in percent."""
+        return float(self.driver.find_element(By.ID, "evalfill").value_of_css_property("height")
+                     .removesuffix("px")) / self.driver.find_element(By.ID, "evalbar").size["height"] * 100
+
+    def test_the_eval_bar_after_a_fen_start_and_at_mate(self):
+        # White a rook up, to move: the bar fills for White without Patina playing.
+        self.new_game(fen="1nbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQk - 0 1")
+        self.until(lambda d: self.white_share() > 75,
+                   lambda: f"a rook up shows as {self.white_share():.0f} %: {self.page_text()}")
+        self.assertRegex(self.driver.find_element(By.ID, "score").text, r"^\+")
+        # White mated: the bar is Black's, the score the result.
+        self.new_game(fen="rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3")
+        self.until(lambda d: self.white_share() < 5,
+                   lambda: f"mate shows as {self.white_share():.0f} %: {self.page_text()}")
+        self.assertEqual(self.driver.find_element(By.ID, "score").text, "0-1")
 
     def test_errors_show_on_the_page(self):
-        self.new_game(fen="not a fen")
+        self.new_game(fen="not a fen", refused=True)
         error = self.driver.find_element(By.ID, "error")
         self.until(lambda d: error.is_displayed(), "no error shown")
         self.assertIn("bad FEN", error.text)

@@ -1,5 +1,5 @@
 //! What the page may ask, read and checked before anything acts on it: session ids, new-game
-//! settings and moves from the requests, and the headers that tell another site's page from
+//! settings (a start position, a FEN or a PGN, and Patina's time), moves and analysed plies from the requests, and the headers that tell another site's page from
 //! this one's. Every refusal is an `ApiError`, which the page shows.
 
 use std::hash::{BuildHasher, Hasher};
@@ -13,11 +13,14 @@ use serde_json::{json, Map, Value};
 
 use patina::{Board, Color};
 
+use crate::clock::TimeControl;
+use crate::game::Game;
+
 pub const MIN_MOVE_TIME: Duration = Duration::from_millis(50);
 pub const MAX_MOVE_TIME: Duration = Duration::from_secs(10);
 pub const DEFAULT_MOVE_TIME: Duration = Duration::from_secs(1);
-/// The largest request body read: a FEN and a few fields fit many times over.
-pub const MAX_BODY: usize = 4096;
+/// The largest request body read: the PGN of a long game with a comment on every move fits.
+pub const MAX_BODY: usize = 64 * 1024;
 
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct SessionId(String);
@@ -57,8 +60,15 @@ impl SessionId {
 pub struct Setup {
     /// The person's colour; `None` for a random one.
     pub human: Option<Color>,
-    pub move_time: Duration,
+    pub pace: Pace,
     pub start: Start,
+}
+
+/// How Patina's thinking is bounded: a fixed time per move, or a clock for each side.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum Pace {
+    MoveTime(Duration),
+    Clock(TimeControl),
 }
 
 #[derive(Debug, PartialEq)]
@@ -68,6 +78,8 @@ pub enum Start {
     Fen(String),
     /// A Chess960 start position, random if `None`.
     Chess960(Option<usize>),
+    /// A validated PGN: its first game, to step through and analyse.
+    Pgn(String),
 }
 
 #[derive(Debug, PartialEq, Eq)]
@@ -146,9 +158,24 @@ pub fn parse_move(body: &[u8]) -> Result<(SessionId, String), ApiError> {
     }
 }
 
-/// `/api/undo`: the session.
-pub fn parse_undo(body: &[u8]) -> Result<SessionId, ApiError> {
+/// `/api/undo`, `/api/hint`, `/api/resign`, `/api/continue`: the session.
+pub fn parse_session(body: &[u8]) -> Result<SessionId, ApiError> {
     body_session(&json_body(body)?)
+}
+
+/// `/api/analyse`: the session and the ply whose position to analyse (`None`: the live one).
+pub fn parse_analyse(body: &[u8]) -> Result<(SessionId, Option<usize>), ApiError> {
+    let body = json_body(body)?;
+    let session = body_session(&body)?;
+    match body.get("ply") {
+        None | Some(Value::Null) => Ok((session, None)),
+        Some(value) => match value.as_u64().and_then(|ply| usize::try_from(ply).ok()) {
+            Some(ply) => Ok((session, Some(ply))),
+            None => Err(ApiError::bad(
+                "'ply' must be a number of half-moves played, 0 or more",
+            )),
+        },
+    }
 }
 
 /// The name or address a `Host` header gives, without its port: `[::1]:8080` gives `::1`.
@@ -247,13 +274,13 @@ fn parse_setup(body: &Map<String, Value>) -> Result<Setup, ApiError> {
         }
     };
     let move_time = match body.get("movetime") {
-        None | Some(Value::Null) => DEFAULT_MOVE_TIME,
+        None | Some(Value::Null) => None,
         Some(value) => match value.as_u64() {
             Some(ms)
                 if (MIN_MOVE_TIME.as_millis()..=MAX_MOVE_TIME.as_millis())
                     .contains(&u128::from(ms)) =>
             {
-                Duration::from_millis(ms)
+                Some(Duration::from_millis(ms))
             }
             _ => {
                 return Err(ApiError::bad(format!(
@@ -263,6 +290,22 @@ fn parse_setup(body: &Map<String, Value>) -> Result<Setup, ApiError> {
                 )))
             }
         },
+    };
+    let clock = match body.get("clock") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(text)) => Some(TimeControl::parse(text).map_err(ApiError::bad)?),
+        Some(_) => {
+            return Err(ApiError::bad(
+                "'clock' must be a time control such as \"5+3\" (minutes+seconds)",
+            ))
+        }
+    };
+    let pace = match (move_time, clock) {
+        (Some(_), Some(_)) => {
+            return Err(ApiError::bad("choose 'movetime' or 'clock', not both"));
+        }
+        (None, Some(control)) => Pace::Clock(control),
+        (move_time, None) => Pace::MoveTime(move_time.unwrap_or(DEFAULT_MOVE_TIME)),
     };
     let fen = match body.get("fen") {
         None | Some(Value::Null) => None,
@@ -289,19 +332,29 @@ fn parse_setup(body: &Map<String, Value>) -> Result<Setup, ApiError> {
             }
         },
     };
-    let start = match (fen, chess960) {
-        (Some(_), Some(_)) => {
-            return Err(ApiError::bad("choose a FEN or a Chess960 start, not both"));
+    let pgn = match body.get("pgn") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(pgn)) if pgn.trim().is_empty() => {
+            return Err(ApiError::bad("paste a game's PGN to import it"))
         }
-        (Some(fen), None) => Start::Fen(fen),
-        (None, Some(index)) => Start::Chess960(index),
-        (None, None) => Start::Standard,
+        Some(Value::String(pgn)) => {
+            Game::from_pgn(pgn).map_err(|e| ApiError::bad(format!("cannot read the PGN: {e}")))?;
+            Some(pgn.clone())
+        }
+        Some(_) => return Err(ApiError::bad("'pgn' must be the text of a PGN game")),
     };
-    Ok(Setup {
-        human,
-        move_time,
-        start,
-    })
+    let start = match (fen, chess960, pgn) {
+        (None, None, None) => Start::Standard,
+        (Some(fen), None, None) => Start::Fen(fen),
+        (None, Some(index), None) => Start::Chess960(index),
+        (None, None, Some(pgn)) => Start::Pgn(pgn),
+        _ => {
+            return Err(ApiError::bad(
+                "choose one start: a FEN, a Chess960 start or a PGN",
+            ));
+        }
+    };
+    Ok(Setup { human, pace, start })
 }
 
 #[cfg(test)]
@@ -383,8 +436,11 @@ mod tests {
             check_body_length(&headers).map_err(|e| e.status)
         };
         assert_eq!(check_body_length(&HeaderMap::new()), Ok(()));
-        assert_eq!(announcing("4096"), Ok(()));
-        assert_eq!(announcing("4097"), Err(StatusCode::PAYLOAD_TOO_LARGE));
+        assert_eq!(announcing(&MAX_BODY.to_string()), Ok(()));
+        assert_eq!(
+            announcing(&(MAX_BODY + 1).to_string()),
+            Err(StatusCode::PAYLOAD_TOO_LARGE)
+        );
     }
 
     #[test]
@@ -400,8 +456,8 @@ mod tests {
         ] {
             assert_eq!(status(query_session(query)), 400, "{query:?}");
         }
-        assert_eq!(status(parse_undo(b"{}")), 400);
-        assert_eq!(status(parse_undo(br#"{"session": 5}"#)), 400);
+        assert_eq!(status(parse_session(b"{}")), 400);
+        assert_eq!(status(parse_session(br#"{"session": 5}"#)), 400);
         let a = SessionId::random();
         assert_eq!(SessionId::parse(a.as_str()), Ok(a.clone()));
         assert_ne!(a, SessionId::random());
@@ -432,14 +488,14 @@ mod tests {
         let new = |body: &str| parse_new(body.as_bytes()).map(|(_, setup)| setup);
         let setup = new("{}").unwrap();
         assert_eq!(setup.human, Some(Color::White));
-        assert_eq!(setup.move_time, DEFAULT_MOVE_TIME);
+        assert_eq!(setup.pace, Pace::MoveTime(DEFAULT_MOVE_TIME));
         assert_eq!(setup.start, Start::Standard);
         let setup = new(r#"{"color":"black","movetime":250,"chess960":12}"#).unwrap();
         assert_eq!(
-            (setup.human, setup.move_time, setup.start),
+            (setup.human, setup.pace, setup.start),
             (
                 Some(Color::Black),
-                Duration::from_millis(250),
+                Pace::MoveTime(Duration::from_millis(250)),
                 Start::Chess960(Some(12))
             )
         );
@@ -452,6 +508,10 @@ mod tests {
             setup.start,
             Start::Fen("7k/P7/8/8/8/8/8/K7 w - - 0 1".into())
         );
+        let setup = new(r#"{"clock":"3+2"}"#).unwrap();
+        assert_eq!(setup.pace, Pace::Clock(TimeControl::parse("3+2").unwrap()));
+        let setup = new(r#"{"pgn":"[Event \"x\"]\n\n1. e4 e5 *"}"#).unwrap();
+        assert!(matches!(setup.start, Start::Pgn(_)));
         let (session, _) = parse_new(format!(r#"{{"session":"{ID}"}}"#).as_bytes()).unwrap();
         assert_eq!(session, Some(SessionId(ID.into())));
         for body in [
@@ -465,8 +525,20 @@ mod tests {
             r#"{"fen":"8/8/8/8/8/8/8/8 w - - 0 1"}"#,
             r#"{"fen":"7k/P7/8/8/8/8/8/K7 w - - 0 1","chess960":true}"#,
             r#"{"session":"nope"}"#,
+            r#"{"clock":"5"}"#,
+            r#"{"clock":"0+0"}"#,
+            r#"{"clock":5}"#,
+            r#"{"clock":"5+3","movetime":1000}"#,
+            r#"{"pgn":"1. e4 e5 2. Ke3 *"}"#,
+            r#"{"pgn":"  "}"#,
+            r#"{"pgn":"1. e4 *","fen":"7k/P7/8/8/8/8/8/K7 w - - 0 1"}"#,
         ] {
             assert_eq!(status(new(body)), 400, "{body}");
         }
+        let error = new(r#"{"pgn":"1. e4 e5 2. Ke3 *"}"#).unwrap_err().message;
+        assert!(
+            error.starts_with("cannot read the PGN: illegal or unreadable move 'Ke3'"),
+            "{error}"
+        );
     }
 }

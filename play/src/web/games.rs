@@ -1,24 +1,35 @@
-//! The games in play, one per browser tab, each with its own engine. The engine searches on a
-//! background thread, one search per game, and publishes its progress for the page to poll.
+//! The games in play, one per browser tab, each with its own engine. One search runs per game
+//! at a time, on the engine's background thread: Patina's reply, or a look at a position that
+//! plays nothing (the evaluation of the position a person is to move in, or analysis). Each
+//! position's latest evaluation is kept, so the score stays right after a takeback and while
+//! stepping through the moves; the page polls for the search's progress, drawn by `view`.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use axum::http::StatusCode;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
-use patina::score::{is_decisive, Score};
-use patina::{Board, Color, Engine, Limits, Reporter, SearchInfo, SearchResult};
+use patina::score::Score;
+use patina::{Color, Engine, Limits, Move, Reporter, SearchInfo, SearchResult};
 
-use super::api::{ApiError, SessionId, Setup, Start};
-use crate::game::{color_name, line_san, pgn_date, random_below, End, Game};
-use crate::score::score_text;
+use super::api::{ApiError, Pace, SessionId, Setup, Start};
+use super::view::{squares, view};
+use crate::clock::Clock;
+use crate::game::{pgn_date, random_below, End, Game};
 
 /// Games held at once; a new tab beyond this takes over the longest-idle game, if any is idle.
 const MAX_GAMES: usize = 16;
 /// A game untouched this long may be taken over by a new tab.
 const IDLE: Duration = Duration::from_secs(10 * 60);
+/// Patina's look at a position the person is to move in, for the eval bar: short, so that it
+/// costs the person's moves nothing.
+const EVALUATION_TIME: Duration = Duration::from_millis(300);
+/// Analysis of one position ends after this long, so a forgotten tab does not search for ever.
+const ANALYSIS_TIME: Duration = Duration::from_secs(60);
+/// The longest Patina thinks for a hint.
+const HINT_TIME: Duration = Duration::from_secs(1);
 
 /// Every game in play, by session id. Its methods may wait for a search to stop: call them
 /// where blocking is allowed.
@@ -34,13 +45,54 @@ struct Session {
     state: Arc<Mutex<State>>,
 }
 
-struct State {
-    game: Game,
-    human: Color,
-    move_time: Duration,
-    thinking: bool,
-    info: Option<Value>,
+pub(super) struct State {
+    pub(super) game: Game,
+    pub(super) human: Color,
+    pub(super) timing: Timing,
+    /// In analysis, the number of moves played to the position analysed. Patina then plays no
+    /// move, the person moves for both sides, and the clocks stand still.
+    pub(super) analysed: Option<usize>,
+    pub(super) search: Option<Task>,
+    /// Patina's latest evaluation of the position after each number of moves.
+    pub(super) evaluations: Vec<Option<Evaluation>>,
     last_seen: Instant,
+}
+
+/// What bounds Patina's thinking: a fixed time a move, or its clock.
+pub(super) enum Timing {
+    MoveTime(Duration),
+    Clock(Clock),
+}
+
+/// What the running search is for.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(super) enum Task {
+    /// Patina's move, played when the search ends.
+    Reply,
+    /// An evaluation of a position, nothing played.
+    Evaluate,
+}
+
+/// A search's report on one position.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct Evaluation {
+    pub(super) depth: i32,
+    /// From the view of the side to move in that position.
+    pub(super) score: Score,
+    pub(super) nodes: u64,
+    pub(super) pv: Vec<Move>,
+}
+
+impl Evaluation {
+    /// The evaluation of the position after the line's first move: the rest of the line.
+    fn after_first_move(&self) -> Self {
+        Self {
+            depth: (self.depth - 1).max(1),
+            score: -self.score,
+            nodes: self.nodes,
+            pv: self.pv[1..].to_vec(),
+        }
+    }
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -48,12 +100,35 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
+fn conflict(message: &str) -> ApiError {
+    ApiError::status(StatusCode::CONFLICT, message)
+}
+
+impl Session {
+    /// The engine with no search running, and the game: for a change a search must not race.
+    /// Patina's reply is stopped (its move is played first) or, unless `stop_reply`, refused.
+    fn halted(
+        &self,
+        stop_reply: bool,
+    ) -> Result<(MutexGuard<'_, Engine>, MutexGuard<'_, State>), ApiError> {
+        let mut engine = lock(&self.engine);
+        if !stop_reply && lock(&self.state).search == Some(Task::Reply) {
+            return Err(conflict("Patina is thinking; wait for its move"));
+        }
+        engine.stop();
+        engine.wait();
+        let mut state = lock(&self.state);
+        state.touch();
+        Ok((engine, state))
+    }
+}
+
 impl Games {
     /// The game as the page draws it.
     pub fn state(&self, id: &SessionId) -> Result<Value, ApiError> {
         let session = self.session(id)?;
         let mut state = lock(&session.state);
-        state.last_seen = Instant::now();
+        state.touch();
         Ok(view(id, &state))
     }
 
@@ -67,91 +142,190 @@ impl Games {
         Ok(state.game.pgn(white, black, &pgn_date()))
     }
 
-    /// Plays the person's move and starts the engine's reply.
+    /// Plays the person's move and starts Patina's reply (in analysis, the analysis of the
+    /// position after it).
     pub fn play(&self, id: &SessionId, text: &str) -> Result<Value, ApiError> {
         let session = self.session(id)?;
-        let mut engine = lock(&session.engine);
-        let mut state = lock(&session.state);
-        state.last_seen = Instant::now();
-        if state.thinking {
-            return Err(ApiError::status(
-                StatusCode::CONFLICT,
-                "Patina is thinking; wait for its move",
-            ));
-        }
-        if state.game.is_over() || state.game.side_to_move() != state.human {
-            return Err(ApiError::status(
-                StatusCode::CONFLICT,
-                "it is not your move",
-            ));
-        }
+        let (mut engine, mut state) = session.halted(false)?;
+        state.check_may_move()?;
         let mv = state
             .game
             .parse_move(text)
             .map_err(|e| ApiError::bad(e.to_string()))?;
-        state
-            .game
-            .play(mv)
-            .map_err(|e| ApiError::bad(e.to_string()))?;
-        think(&mut engine, &mut state, &session.state);
+        let now = Instant::now();
+        if let Some(Err(flagged)) = state.clock_mut().map(|clock| clock.press(now)) {
+            state.game.flag(flagged);
+        } else {
+            state
+                .game
+                .play(mv)
+                .map_err(|e| ApiError::bad(e.to_string()))?;
+            state.after_move(now);
+        }
+        schedule(&mut engine, &mut state, &session.state);
         Ok(view(id, &state))
     }
 
-    /// Takes back the person's last move and what followed it.
+    /// Takes back the person's last move and what followed it; in analysis, the last move.
     pub fn undo(&self, id: &SessionId) -> Result<Value, ApiError> {
         let session = self.session(id)?;
-        let mut engine = lock(&session.engine);
-        // A takeback while the engine thinks: its move is played, then taken back too.
-        engine.stop();
-        engine.wait();
-        let mut state = lock(&session.state);
-        state.last_seen = Instant::now();
+        let (mut engine, mut state) = session.halted(true)?;
+        if let Some(End::Timeout { .. }) = state.game.end() {
+            return Err(conflict("the game ended on time; start a new one"));
+        }
         let human = state.human;
+        let analysing = state.analysed.is_some();
         let game = &mut state.game;
         let resigned = matches!(game.end(), Some(End::Resignation { .. }));
-        if !resigned && !(0..game.moves().len()).any(|i| game.mover(i) == human) {
-            return Err(ApiError::status(
-                StatusCode::CONFLICT,
-                "no move of yours to take back",
-            ));
+        let has_own_move = (0..game.moves().len()).any(|i| analysing || game.mover(i) == human);
+        if !resigned && !has_own_move {
+            return Err(conflict("no move of yours to take back"));
         }
-        while game.undo().is_some() && game.side_to_move() != human {}
-        // The line shown was searched in a position no longer on the board.
-        state.info = None;
-        think(&mut engine, &mut state, &session.state);
+        if analysing || resigned {
+            game.undo();
+        } else {
+            while game.undo().is_some() && game.side_to_move() != human {}
+        }
+        let plies = state.game.moves().len();
+        state.evaluations.truncate(plies + 1);
+        if analysing {
+            state.analysed = Some(plies);
+        } else {
+            state.start_clock(Instant::now());
+        }
+        schedule(&mut engine, &mut state, &session.state);
+        Ok(view(id, &state))
+    }
+
+    /// Patina's suggestion for the side the person is to move for: the game's view with a
+    /// `hint` added (the move in SAN and its squares).
+    pub fn hint(&self, id: &SessionId) -> Result<Value, ApiError> {
+        let session = self.session(id)?;
+        let (mut engine, state) = session.halted(false)?;
+        state.check_may_move()?;
+        let board = state.game.board().clone();
+        let ply = state.game.moves().len();
+        let time = match state.timing {
+            Timing::MoveTime(time) => time.min(HINT_TIME),
+            Timing::Clock(_) => HINT_TIME,
+        };
+        let limits = Limits {
+            movetime: Some(time),
+            ..Limits::default()
+        };
+        // The search reports into the state: let it take the lock.
+        drop(state);
+        engine.set_chess960(board.is_chess960());
+        engine.set_board(board.clone());
+        let mut reporter = WebReporter {
+            state: Arc::clone(&session.state),
+            ply,
+        };
+        let best = engine.search(limits, &mut reporter).best_move;
+        let mut state = lock(&session.state);
+        schedule(&mut engine, &mut state, &session.state);
+        let mut answer = view(id, &state);
+        if let Some(mv) = best.filter(|_| state.game.moves().len() == ply) {
+            let (from, to) = squares(&state.game, mv);
+            answer["hint"] = json!({ "san": board.san(mv), "from": from, "to": to });
+        }
+        Ok(answer)
+    }
+
+    /// The person gives up the game.
+    pub fn resign(&self, id: &SessionId) -> Result<Value, ApiError> {
+        let session = self.session(id)?;
+        let (_engine, mut state) = session.halted(true)?;
+        if state.analysed.is_some() {
+            return Err(conflict("in analysis nobody plays; 'Play from here' first"));
+        }
+        if state.game.is_over() {
+            return Err(conflict("the game is already over"));
+        }
+        let human = state.human;
+        state.game.resign(human);
+        state.after_move(Instant::now());
+        Ok(view(id, &state))
+    }
+
+    /// Analysis of the position after `ply` moves (the live one if `None`): Patina stops playing
+    /// and the clocks stop.
+    pub fn analyse(&self, id: &SessionId, ply: Option<usize>) -> Result<Value, ApiError> {
+        let session = self.session(id)?;
+        let (mut engine, mut state) = session.halted(true)?;
+        let plies = state.game.moves().len();
+        let ply = ply.unwrap_or(plies);
+        if ply > plies {
+            return Err(ApiError::bad(format!(
+                "'ply' must be 0 to {plies}: the game has {plies} half-moves"
+            )));
+        }
+        if let Some(clock) = state.clock_mut() {
+            clock.stop(Instant::now());
+        }
+        state.analysed = Some(ply);
+        schedule(&mut engine, &mut state, &session.state);
+        Ok(view(id, &state))
+    }
+
+    /// Ends analysis: the game goes on from its live position, the person playing the side to
+    /// move, with the clocks (if any) running again.
+    pub fn resume(&self, id: &SessionId) -> Result<Value, ApiError> {
+        let session = self.session(id)?;
+        let (mut engine, mut state) = session.halted(true)?;
+        if state.analysed.take().is_none() {
+            return Err(conflict("the game is not in analysis"));
+        }
+        state.human = state.game.side_to_move();
+        state.start_clock(Instant::now());
+        schedule(&mut engine, &mut state, &session.state);
         Ok(view(id, &state))
     }
 
     /// Starts a game: in the tab's session if it still has one, else in a new session.
     pub fn new_game(&self, id: Option<SessionId>, setup: Setup) -> Result<Value, ApiError> {
+        let mut analysed = None;
         let game = match setup.start {
             Start::Standard => Game::default(),
             Start::Fen(fen) => {
                 Game::from_fen(&fen, false).map_err(|e| ApiError::bad(e.to_string()))?
             }
             Start::Chess960(index) => Game::chess960(index.unwrap_or_else(|| random_below(960))),
+            Start::Pgn(pgn) => {
+                let game = Game::from_pgn(&pgn).map_err(ApiError::bad)?;
+                // An imported game opens in analysis at its last position.
+                analysed = Some(game.moves().len());
+                game
+            }
         };
         let human = setup.human.unwrap_or(if random_below(2) == 0 {
             Color::White
         } else {
             Color::Black
         });
-        let state = State {
+        let timing = match setup.pace {
+            Pace::MoveTime(time) => Timing::MoveTime(time),
+            Pace::Clock(control) => Timing::Clock(Clock::new(control)),
+        };
+        let mut state = State {
             game,
             human,
-            move_time: setup.move_time,
-            thinking: false,
-            info: None,
+            timing,
+            analysed,
+            search: None,
+            evaluations: Vec::new(),
             last_seen: Instant::now(),
         };
+        if analysed.is_none() {
+            state.start_clock(Instant::now());
+        }
         let (id, session) = match id.and_then(|id| Some((id.clone(), self.session(&id).ok()?))) {
             Some((id, session)) => {
-                let mut engine = lock(&session.engine);
-                engine.stop();
-                engine.wait();
-                engine.clear();
-                *lock(&session.state) = state;
-                drop(engine);
+                {
+                    let (mut engine, mut old) = session.halted(true)?;
+                    engine.clear();
+                    *old = state;
+                }
                 (id, session)
             }
             None => {
@@ -165,7 +339,7 @@ impl Games {
         };
         let mut engine = lock(&session.engine);
         let mut state = lock(&session.state);
-        think(&mut engine, &mut state, &session.state);
+        schedule(&mut engine, &mut state, &session.state);
         Ok(view(&id, &state))
     }
 
@@ -186,7 +360,7 @@ impl Games {
                 .iter()
                 .filter_map(|(id, s)| {
                     let state = s.state.try_lock().ok()?;
-                    (!state.thinking && state.last_seen.elapsed() >= IDLE)
+                    (state.search.is_none() && state.last_seen.elapsed() >= IDLE)
                         .then_some((state.last_seen, id.clone()))
                 })
                 .min();
@@ -208,23 +382,130 @@ impl Games {
     }
 }
 
-/// Starts the engine's search when it is its move.
-fn think(engine: &mut Engine, state: &mut State, shared: &Arc<Mutex<State>>) {
-    if state.thinking || state.game.is_over() || state.game.side_to_move() == state.human {
+impl State {
+    fn clock_mut(&mut self) -> Option<&mut Clock> {
+        match &mut self.timing {
+            Timing::Clock(clock) => Some(clock),
+            Timing::MoveTime(_) => None,
+        }
+    }
+
+    /// Marks the game as seen now and ends it if a clock has run out.
+    fn touch(&mut self) {
+        let now = Instant::now();
+        self.last_seen = now;
+        if let Some(clock) = self.clock_mut() {
+            if let Some(flagged) = clock.flagged(now) {
+                clock.stop(now);
+                self.game.flag(flagged);
+            }
+        }
+    }
+
+    /// Refuses a move (or a hint) from the person unless it is theirs to make.
+    fn check_may_move(&self) -> Result<(), ApiError> {
+        if let Some(end) = self.game.end() {
+            return Err(conflict(&format!("the game is over ({end})")));
+        }
+        if self.analysed.is_none() && self.game.side_to_move() != self.human {
+            return Err(conflict("it is not your move"));
+        }
+        Ok(())
+    }
+
+    /// After a move or a resignation: the clocks stop at the end, and in analysis the position
+    /// analysed follows the game.
+    fn after_move(&mut self, now: Instant) {
+        if self.game.is_over() {
+            if let Some(clock) = self.clock_mut() {
+                clock.stop(now);
+            }
+        }
+        if self.analysed.is_some() {
+            self.analysed = Some(self.game.moves().len());
+        }
+    }
+
+    /// Runs the clock of the side to move, unless the game is over or in analysis.
+    fn start_clock(&mut self, now: Instant) {
+        let side_to_move = self.game.side_to_move();
+        let runs = !self.game.is_over() && self.analysed.is_none();
+        if let Some(clock) = self.clock_mut().filter(|_| runs) {
+            clock.start(side_to_move, now);
+        }
+    }
+
+    fn set_evaluation(&mut self, ply: usize, evaluation: Option<Evaluation>) {
+        if self.evaluations.len() <= ply {
+            self.evaluations.resize(ply + 1, None);
+        }
+        self.evaluations[ply] = evaluation;
+    }
+
+    /// Plays Patina's move from the search of the position after `ply` moves, if the game is
+    /// still there and Patina's time has not run out.
+    fn reply(&mut self, ply: usize, best: Option<Move>) {
+        let Some(mv) = best else { return };
+        if self.game.is_over() || self.game.moves().len() != ply {
+            return;
+        }
+        let now = Instant::now();
+        if let Some(Err(flagged)) = self.clock_mut().map(|clock| clock.press(now)) {
+            self.game.flag(flagged);
+            return;
+        }
+        // `play` refuses a move the position does not allow.
+        if self.game.play(mv).is_ok() {
+            // The line searched before the move evaluates the position after it.
+            let next = self.evaluations.get(ply).cloned().flatten();
+            let next = next.filter(|e| e.pv.first() == Some(&mv));
+            self.set_evaluation(ply + 1, next.map(|e| e.after_first_move()));
+            self.after_move(now);
+        }
+    }
+}
+
+/// Starts the search the game calls for, if any: analysis of the position analysed, Patina's
+/// reply on its move, or else an evaluation of the person's position when none is known.
+fn schedule(engine: &mut Engine, state: &mut State, shared: &Arc<Mutex<State>>) {
+    let plies = state.game.moves().len();
+    let (task, ply, limits) = if let Some(ply) = state.analysed {
+        let limits = Limits {
+            movetime: Some(ANALYSIS_TIME),
+            ..Limits::default()
+        };
+        (Task::Evaluate, ply, limits)
+    } else if state.game.is_over() {
+        return;
+    } else if state.game.side_to_move() != state.human {
+        let limits = match &state.timing {
+            Timing::Clock(clock) => clock.limits(Instant::now()),
+            Timing::MoveTime(time) => Limits {
+                movetime: Some(*time),
+                ..Limits::default()
+            },
+        };
+        (Task::Reply, plies, limits)
+    } else if state.evaluations.get(plies).is_none_or(Option::is_none) {
+        let limits = Limits {
+            movetime: Some(EVALUATION_TIME),
+            ..Limits::default()
+        };
+        (Task::Evaluate, plies, limits)
+    } else {
+        return;
+    };
+    let board = state.game.board_at(ply);
+    // A finished position's evaluation is its result.
+    if board.outcome().is_some() {
         return;
     }
-    state.thinking = true;
-    state.info = None;
-    let board = state.game.board().clone();
+    state.search = Some(task);
     engine.set_chess960(state.game.is_chess960());
-    engine.set_board(board.clone());
-    let limits = Limits {
-        movetime: Some(state.move_time),
-        ..Limits::default()
-    };
+    engine.set_board(board);
     let reporter = WebReporter {
         state: Arc::clone(shared),
-        board,
+        ply,
     };
     let done = Arc::clone(shared);
     engine.go(
@@ -232,126 +513,30 @@ fn think(engine: &mut Engine, state: &mut State, shared: &Arc<Mutex<State>>) {
         Box::new(reporter),
         Box::new(move |result: SearchResult| {
             let mut state = lock(&done);
-            state.thinking = false;
-            if let Some(mv) = result.best_move {
-                // `play` refuses a move the position no longer allows.
-                let _ = state.game.play(mv);
+            state.search = None;
+            if task == Task::Reply {
+                state.reply(ply, result.best_move);
             }
         }),
     );
 }
 
-/// Publishes the search's progress for the page's eval bar and line.
+/// Keeps the search's progress as the evaluation of the position it searches.
 struct WebReporter {
     state: Arc<Mutex<State>>,
-    board: Board,
+    /// The position searched: the one after this many moves.
+    ply: usize,
 }
 
 impl Reporter for WebReporter {
     fn report(&mut self, info: &SearchInfo) {
-        let value = json!({
-            "depth": info.depth,
-            "score": score_text(info.score, self.board.side_to_move()),
-            "eval": eval_for_bar(info.score, self.board.side_to_move()),
-            "nodes": info.nodes,
-            "pv": line_san(&self.board, &info.pv),
-        });
-        lock(&self.state).info = Some(value);
-    }
-}
-
-/// Normalised centipawns from White's view, mates and tablebase results as ±10000, for the
-/// eval bar.
-fn eval_for_bar(score: Score, side_to_move: Color) -> i32 {
-    let white = if side_to_move == Color::White {
-        score
-    } else {
-        -score
-    };
-    if is_decisive(white) {
-        10_000 * white.signum()
-    } else {
-        patina::wdl::to_cp(white)
-    }
-}
-
-fn view(id: &SessionId, state: &State) -> Value {
-    let game = &state.game;
-    let board = game.board();
-    let your_move = !state.thinking && !game.is_over() && board.side_to_move() == state.human;
-    let mut dests: Map<String, Value> = Map::new();
-    if your_move {
-        for mv in board.legal_moves() {
-            let mut targets = vec![mv.to().to_string()];
-            if mv.is_castle() && !game.is_chess960() {
-                // The king's two-square step, as well as king-onto-rook.
-                targets.push(mv.castling_destinations().0.to_string());
-            }
-            let entry = dests
-                .entry(mv.from().to_string())
-                .or_insert_with(|| Value::Array(Vec::new()));
-            if let Value::Array(list) = entry {
-                for target in targets {
-                    let target = Value::String(target);
-                    if !list.contains(&target) {
-                        list.push(target);
-                    }
-                }
-            }
-        }
-    }
-    let last_move = game.last_move().map(|mv| {
-        let to = if mv.is_castle() && !game.is_chess960() {
-            mv.castling_destinations().0
-        } else {
-            mv.to()
+        let evaluation = Evaluation {
+            depth: info.depth,
+            score: info.score,
+            nodes: info.nodes,
+            pv: info.pv.clone(),
         };
-        json!([mv.from().to_string(), to.to_string()])
-    });
-    let end = game.end();
-    json!({
-        "session": id.as_str(),
-        "fen": board.to_fen(),
-        "turn": color_key(board.side_to_move()),
-        "human": color_key(state.human),
-        "yourMove": your_move,
-        "dests": dests,
-        "lastMove": last_move,
-        "check": board.in_check(),
-        "moves": game.moves().iter().map(|m| m.san.as_str()).collect::<Vec<_>>(),
-        "firstMoveNumber": game.start().fullmove_number(),
-        "firstTurn": color_key(game.start().side_to_move()),
-        "chess960": game.is_chess960(),
-        "thinking": state.thinking,
-        "info": state.info,
-        "end": end.map(|end| end.to_string()),
-        "result": end.map_or("*", End::result),
-        "movetime": state.move_time.as_millis() as u64,
-        "status": status_text(state),
-    })
-}
-
-fn status_text(state: &State) -> String {
-    match state.game.end() {
-        Some(end) => format!("{end} ({}).", end.result()),
-        None if state.thinking => "Patina is thinking…".to_string(),
-        None if state.game.side_to_move() == state.human => format!(
-            "Your move ({}).{}",
-            color_name(state.human),
-            if state.game.board().in_check() {
-                " Check!"
-            } else {
-                ""
-            }
-        ),
-        None => "Patina to move.".to_string(),
-    }
-}
-
-fn color_key(color: Color) -> &'static str {
-    match color {
-        Color::White => "white",
-        Color::Black => "black",
+        lock(&self.state).set_evaluation(self.ply, Some(evaluation));
     }
 }
 
@@ -360,16 +545,19 @@ mod tests {
     use super::*;
     use crate::web::api::MIN_MOVE_TIME;
 
+    fn setup(start: Start) -> Setup {
+        Setup {
+            human: Some(Color::White),
+            pace: Pace::MoveTime(MIN_MOVE_TIME),
+            start,
+        }
+    }
+
     #[test]
     fn games_are_bounded_and_isolated() {
         let games = Games::default();
         let start = |games: &Games| {
-            let setup = Setup {
-                human: Some(Color::White),
-                move_time: MIN_MOVE_TIME,
-                start: Start::Standard,
-            };
-            let view = games.new_game(None, setup)?;
+            let view = games.new_game(None, setup(Start::Standard))?;
             SessionId::parse(view["session"].as_str().unwrap())
         };
         let first = start(&games).unwrap();
@@ -403,16 +591,56 @@ mod tests {
         lock(&session.engine).wait();
         {
             let state = lock(&session.state);
-            assert!(!state.thinking);
+            assert_eq!(state.search, None);
             assert_eq!(state.game.moves().len(), 2);
             assert_eq!(state.game.moves()[0].san, "e4");
-            assert!(state.info.is_some(), "the reply's search reported nothing");
+            // The reply's line evaluates the position after it.
+            assert!(
+                state.evaluations[2].is_some(),
+                "the reply's search reported nothing"
+            );
         }
 
-        // A takeback returns both moves and the line searched for the position left behind.
+        // A takeback returns both moves; no reply starts, since it is the person's move.
         assert!(games.undo(&newcomer).is_ok());
         let state = lock(&session.state);
         assert!(state.game.moves().is_empty());
-        assert_eq!(state.info, None);
+        assert_ne!(state.search, Some(Task::Reply));
+        assert!(state.evaluations.len() <= 1);
+    }
+
+    #[test]
+    fn analysis_plays_no_move() {
+        let games = Games::default();
+        let pgn = "1. e4 e5 2. Nf3 *".to_string();
+        let view = games.new_game(None, setup(Start::Pgn(pgn))).unwrap();
+        let id = SessionId::parse(view["session"].as_str().unwrap()).unwrap();
+        assert_eq!(view["analysis"], 3);
+        assert_eq!(view["moves"].as_array().unwrap().len(), 3);
+        assert_eq!(view["positions"].as_array().unwrap().len(), 4);
+        // Black's move, played by the person; then analysis of an earlier position.
+        let view = games.play(&id, "Nc6").unwrap();
+        assert_eq!(view["analysis"], 4);
+        let view = games.analyse(&id, Some(1)).unwrap();
+        assert_eq!(
+            (view["analysis"].clone(), view["searching"].clone()),
+            (json!(1), json!(true))
+        );
+        assert_eq!(games.analyse(&id, Some(9)).unwrap_err().status, 400);
+        let session = games.session(&id).unwrap();
+        lock(&session.engine).stop();
+        lock(&session.engine).wait();
+        {
+            let state = lock(&session.state);
+            assert_eq!(state.game.moves().len(), 4);
+            assert!(state.evaluations[1].is_some());
+        }
+        // Playing on: the person takes the side to move (White), Patina the other.
+        let view = games.resume(&id).unwrap();
+        assert_eq!(
+            (view["human"].as_str(), view["yourMove"].as_bool()),
+            (Some("white"), Some(true))
+        );
+        assert_eq!(games.resume(&id).unwrap_err().status, 409);
     }
 }
