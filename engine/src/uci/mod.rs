@@ -156,6 +156,7 @@ impl Uci {
         Self {
             engine,
             show_wdl: false,
+            strength: StrengthOptions::default(),
         }
     }
 
