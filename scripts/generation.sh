@@ -26,9 +26,10 @@
 #   HIDDEN [the parent's]  the candidate's width N (128, 256, 512, 1024): set it to grow the net
 #   BUCKETS [the parent's] the candidate's output buckets by piece count (8: bullet's
 #                          MaterialCount<8>; 1: a single output)
-#   EPOCHS [6]             passes over the training positions (the trainer sizes the run to the
+#   EPOCHS [5]             passes over the training positions (the trainer sizes the run to the
 #                          data; on a few million positions, losses on held-out games turn up
-#                          after 5-8 passes); SUPERBATCHES fixes the length instead
+#                          after 5-8 passes; 5 is the trainer's default, gen10's recipe);
+#                          SUPERBATCHES fixes the length instead
 #   BATCHES [25]           batches of 16384 per superbatch
 #   LR [0.001]  LR_END [0.00001] cosine schedule   WDL [0.3 after gen 0, 1.0 for gen 0's data] λ
 #   PRECISION [bf16]       the trainer's working rows (f32: bullet's arithmetic, as gen1–gen5)
@@ -139,7 +140,7 @@ if [ ! -f "$run/$net_id.nnue" ]; then
     log "resuming training from $latest"
     "$bin/trainer" train --resume "$latest" --out-dir "$run"
   else
-    if [ -n "${SUPERBATCHES:-}" ]; then length=(--superbatches "$SUPERBATCHES"); else length=(--epochs "${EPOCHS:-6}"); fi
+    if [ -n "${SUPERBATCHES:-}" ]; then length=(--superbatches "$SUPERBATCHES"); else length=(--epochs "${EPOCHS:-5}"); fi
     log "training $net_id on $(( ${#viri[@]} / 2 )) files"
     "$bin/trainer" train "${viri[@]}" --out-dir "$run" --net-id "$net_id" --hidden "$hidden" --buckets "$buckets" --threads "$THREADS" \
       "${length[@]}" --batches-per-superbatch "${BATCHES:-25}" --save-rate 5 \
