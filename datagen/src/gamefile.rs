@@ -161,7 +161,7 @@ impl GameReader {
                         ply,
                     });
                 }
-                Err(Unplayable::Start(reason)) => {
+                Err(Unplayable::Corrupt(reason)) => {
                     return Err(ReadError::Corrupt {
                         path: self.path.clone(),
                         offset,
@@ -232,7 +232,8 @@ fn parse_game(bytes: &[u8]) -> Result<Game, String> {
 
 /// Why a game that unpacked cannot be replayed.
 enum Unplayable {
-    Start(String),
+    /// A game no self-play run writes, for this reason.
+    Corrupt(String),
     /// The ply of the first move that is not legal.
     Move(usize),
 }
@@ -242,9 +243,17 @@ enum Unplayable {
 /// tables unchecked, and reads out of bounds on one.
 fn replay(game: &Game) -> Result<Board, Unplayable> {
     let start = from_viri_board(&game.initial_position())
-        .map_err(|e| Unplayable::Start(format!("impossible start position: {e}")))?;
+        .map_err(|e| Unplayable::Corrupt(format!("impossible start position: {e}")))?;
     let mut board = start.clone();
     for (ply, viri) in game.moves().enumerate() {
+        // viriformat counts the halfmove clock in a byte and adds one before it resets it for
+        // a capture or pawn move: any move from 255 overflows it.
+        if board.halfmove_clock() >= u16::from(u8::MAX) {
+            return Err(Unplayable::Corrupt(format!(
+                "the halfmove clock is 255 before move {}",
+                ply + 1
+            )));
+        }
         let mv = from_viri_move(&board, viri).ok_or(Unplayable::Move(ply))?;
         board.make_move(mv);
     }
@@ -264,7 +273,7 @@ fn check_fragment(bytes: &[u8]) -> Result<(), String> {
     let game = Game::deserialise_from(&mut &whole[..], Vec::new()).map_err(|e| e.to_string())?;
     match replay(&game) {
         Ok(_) => Ok(()),
-        Err(Unplayable::Start(reason)) => Err(reason),
+        Err(Unplayable::Corrupt(reason)) => Err(reason),
         Err(Unplayable::Move(ply)) => Err(format!("move {} is not legal", ply + 1)),
     }
 }
@@ -296,10 +305,17 @@ fn check_header(header: &[u8]) -> Result<(), String> {
         return Err(format!("{pieces} pieces on the board"));
     }
     let mut kings = [0; 2];
-    for i in 0..pieces {
+    let squares = (0..64u32).filter(|sq| occupancy >> sq & 1 != 0);
+    for (i, square) in squares.enumerate() {
         let code = header[PIECES][i / 2] >> (4 * (i % 2)) & 0xF;
+        let color = usize::from(code >> 3);
         match code & 7 {
-            KING => kings[usize::from(code >> 3)] += 1,
+            KING => kings[color] += 1,
+            // A rook that may castle stands on its own back rank; viriformat's castling
+            // rights, read off these rooks, are otherwise not ours.
+            UNMOVED_ROOK if square / 8 != [0, 7][color] => {
+                return Err(format!("a castling rook on square {square}"))
+            }
             c if c > UNMOVED_ROOK => return Err(format!("piece code {code}")),
             _ => {}
         }
