@@ -15,9 +15,12 @@ static NETWORK: LazyLock<Box<Network>> = LazyLock::new(Network::embedded);
 fn affordable(line: &str) -> bool {
     let words: Vec<&str> = line.split_whitespace().collect();
     let number = |i: usize| words.get(i).and_then(|w| w.parse::<u64>().ok());
+    // `perft N` and `go perft N`: a deep perft runs for as long as a person asked it to.
+    if let Some(at) = words.iter().position(|&w| w == "perft") {
+        return number(at + 1).is_some_and(|depth| depth <= 3);
+    }
     match words.first().copied() {
         Some("bench" | "genfens") => false,
-        Some("perft") => number(1).is_some_and(|depth| depth <= 3),
         Some("setoption") => {
             let value = words
                 .iter()
