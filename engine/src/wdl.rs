@@ -72,17 +72,9 @@ pub const MODEL: WdlModel = WdlModel {
     b: [-103.320426, -40.946929, 394.851884, 31.127124],
 };
 
-/// `a` at the reference material, rounded: the score that prints as `cp 100`.
-pub const NORMALIZE_TO_PAWN: Score = 243;
-
-/// A score in printed centipawns; mate and tablebase scores pass through untouched.
-pub fn to_cp(score: Score) -> Score {
-    if score.abs() >= TB_WIN_BOUND {
-        score
-    } else {
-        score * 100 / NORMALIZE_TO_PAWN
-    }
-}
+// The printed centipawn scale is `a` at the reference material; it lives with `Score`, below
+// the search, which weighs moves in it (a limited strength's choice).
+pub use crate::types::score::{to_cp, NORMALIZE_TO_PAWN};
 
 /// Network units from centipawns printed by a build whose pawn was `pawn` units (`to_cp`'s
 /// inverse for `NORMALIZE_TO_PAWN`, to within rounding; `pawn` = 100 takes them as they are).

@@ -13,8 +13,8 @@
 //! `LEVELS` is the one place that maps a rating to (nodes, temperature); calibration by
 //! matches adjusts it (docs/strength.md).
 
+use crate::types::score::to_cp;
 use crate::types::Score;
-use crate::wdl;
 
 /// The lowest and highest `UCI_Elo`, on the CCRL Blitz scale as Stockfish's levels are. The
 /// top is still a limit: Patina at full strength plays near 3300.
@@ -154,7 +154,7 @@ impl Strength {
         let weights: Vec<f64> = scores
             .iter()
             .map(|&score| {
-                let loss = f64::from(wdl::to_cp(best) - wdl::to_cp(score));
+                let loss = f64::from(to_cp(best) - to_cp(score));
                 (-loss / self.temperature).exp()
             })
             .collect();
@@ -240,7 +240,7 @@ mod tests {
             "{counts:?}"
         );
         // A move a pawn worse is played less often, but played.
-        let pawn = wdl::NORMALIZE_TO_PAWN;
+        let pawn = crate::types::score::NORMALIZE_TO_PAWN;
         let mut counts = [0; 2];
         for i in 0..draws {
             counts[strength.choose(&[pawn, 0], i * (u64::MAX / draws))] += 1;

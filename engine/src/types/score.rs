@@ -91,6 +91,19 @@ pub const fn moves_to_mate(score: Score) -> Option<i32> {
     }
 }
 
+/// The model's `a` at the reference material (`wdl::MODEL`), rounded: the score that prints as
+/// `cp 100`. Refitted with the model (`datagen wdl-fit`).
+pub const NORMALIZE_TO_PAWN: Score = 243;
+
+/// A score in printed centipawns; mate and tablebase scores pass through untouched.
+pub fn to_cp(score: Score) -> Score {
+    if score.abs() >= TB_WIN_BOUND {
+        score
+    } else {
+        score * 100 / NORMALIZE_TO_PAWN
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
