@@ -111,6 +111,16 @@ impl EngineProcess {
         }
     }
 
+    /// No `bestmove` has come by the time `isready` is answered; `context` names the search.
+    fn assert_no_answer_yet(&mut self, context: &str) {
+        self.send("isready");
+        let early = self.read_until("readyok", 5 * SECOND);
+        assert!(
+            !early.iter().any(|l| l.starts_with("bestmove")),
+            "{context}: {early:?}"
+        );
+    }
+
     fn assert_alive(&mut self) {
         self.send("isready");
         self.read_until("readyok", Duration::from_secs(30));
@@ -389,12 +399,7 @@ fn a_limited_strength_answers_soon_and_only_when_allowed() {
     ] {
         engine.send(go);
         std::thread::sleep(Duration::from_millis(300));
-        engine.send("isready");
-        let early = engine.read_until("readyok", 5 * SECOND);
-        assert!(
-            !early.iter().any(|l| l.starts_with("bestmove")),
-            "{go}: {early:?}"
-        );
+        engine.assert_no_answer_yet(go);
         engine.send(release);
         engine.read_until("bestmove", 5 * SECOND);
     }
@@ -532,14 +537,10 @@ fn stop_ends_an_infinite_search_promptly() {
 fn a_ponder_search_with_a_node_limit_waits_for_ponderhit() {
     let mut engine = EngineProcess::start();
     engine.send("position startpos moves e2e4 e7e5");
-    engine.send("go ponder wtime 10000 btime 10000 nodes 5000");
+    let go = "go ponder wtime 10000 btime 10000 nodes 5000";
+    engine.send(go);
     std::thread::sleep(Duration::from_millis(300));
-    engine.send("isready");
-    let early = engine.read_until("readyok", 5 * SECOND);
-    assert!(
-        !early.iter().any(|l| l.starts_with("bestmove")),
-        "{early:?}"
-    );
+    engine.assert_no_answer_yet(go);
     engine.send("ponderhit");
     engine.read_until("bestmove", 5 * SECOND);
 }
@@ -549,14 +550,10 @@ fn a_ponder_search_with_a_node_limit_waits_for_ponderhit() {
 fn an_infinite_search_with_a_node_limit_waits_for_stop() {
     let mut engine = EngineProcess::start();
     engine.send("position startpos");
-    engine.send("go infinite nodes 2000");
+    let go = "go infinite nodes 2000";
+    engine.send(go);
     std::thread::sleep(Duration::from_millis(300));
-    engine.send("isready");
-    let early = engine.read_until("readyok", 5 * SECOND);
-    assert!(
-        !early.iter().any(|l| l.starts_with("bestmove")),
-        "{early:?}"
-    );
+    engine.assert_no_answer_yet(go);
     engine.send("stop");
     engine.read_until("bestmove", 5 * SECOND);
 }
@@ -949,12 +946,7 @@ fn no_legal_move_answers_0000() {
     ] {
         engine.send(go);
         std::thread::sleep(Duration::from_millis(100));
-        engine.send("isready");
-        let early = engine.read_until("readyok", 5 * SECOND);
-        assert!(
-            !early.iter().any(|l| l.starts_with("bestmove")),
-            "{go}: {early:?}"
-        );
+        engine.assert_no_answer_yet(go);
         engine.send(release);
         assert_eq!(
             engine.read_until("bestmove", 5 * SECOND).last().unwrap(),
