@@ -6,6 +6,19 @@ use std::path::Path;
 
 use datagen::gamefile::{GameReader, ReadError};
 
+/// Why the reader refuses the first game of `path`, which must be a corrupt one.
+fn corrupt_reason(path: &str) -> String {
+    let mut reader = GameReader::open(Path::new(path)).unwrap();
+    match reader.next_game() {
+        Err(ReadError::Corrupt { offset, reason, .. }) => {
+            assert_eq!(offset, 0);
+            reason
+        }
+        Err(other) => panic!("expected a corrupt game, got {other}"),
+        Ok(game) => panic!("read a game: {:?}", game.map(|g| g.start.to_fen())),
+    }
+}
+
 /// An input the viriformat fuzz target found: a start position no game reaches (a second
 /// white queen with no pawn missing, and Black in check with White to move), then a move.
 /// `datagen validate` crashed on it.
@@ -16,15 +29,8 @@ const OPPONENT_IN_CHECK: &str = concat!(
 
 #[test]
 fn an_impossible_start_position_is_refused_before_replay() {
-    let mut reader = GameReader::open(Path::new(OPPONENT_IN_CHECK)).unwrap();
-    match reader.next_game() {
-        Err(ReadError::Corrupt { offset, reason, .. }) => {
-            assert_eq!(offset, 0);
-            assert!(reason.contains("impossible start position"), "{reason}");
-        }
-        Err(other) => panic!("expected a corrupt game, got {other}"),
-        Ok(game) => panic!("read a game: {:?}", game.map(|g| g.start.to_fen())),
-    }
+    let reason = corrupt_reason(OPPONENT_IN_CHECK);
+    assert!(reason.contains("impossible start position"), "{reason}");
     let report = datagen::validate::run(&[OPPONENT_IN_CHECK.into()]).unwrap();
     assert_eq!((report.games, report.errors), (0, 1), "{}", report.report());
 }
@@ -38,14 +44,8 @@ const HALFMOVE_CLOCK_PAST_A_BYTE: &str = concat!(
 
 #[test]
 fn a_halfmove_clock_past_a_byte_is_refused() {
-    let mut reader = GameReader::open(Path::new(HALFMOVE_CLOCK_PAST_A_BYTE)).unwrap();
-    match reader.next_game() {
-        Err(ReadError::Corrupt { reason, .. }) => {
-            assert_eq!(reason, "the halfmove clock is 255 before move 1");
-        }
-        Err(other) => panic!("expected a corrupt game, got {other}"),
-        Ok(game) => panic!("read a game: {:?}", game.map(|g| g.start.to_fen())),
-    }
+    let reason = corrupt_reason(HALFMOVE_CLOCK_PAST_A_BYTE);
+    assert_eq!(reason, "the halfmove clock is 255 before move 1");
 }
 
 /// Another: a rook marked as able to castle on the second rank, beside one on the first. Our
@@ -58,14 +58,8 @@ const CASTLING_ROOK_OFF_THE_BACK_RANK: &str = concat!(
 
 #[test]
 fn a_castling_rook_off_the_back_rank_is_refused() {
-    let mut reader = GameReader::open(Path::new(CASTLING_ROOK_OFF_THE_BACK_RANK)).unwrap();
-    match reader.next_game() {
-        Err(ReadError::Corrupt { reason, .. }) => {
-            assert_eq!(reason, "a castling rook on square 14");
-        }
-        Err(other) => panic!("expected a corrupt game, got {other}"),
-        Ok(game) => panic!("read a game: {:?}", game.map(|g| g.start.to_fen())),
-    }
+    let reason = corrupt_reason(CASTLING_ROOK_OFF_THE_BACK_RANK);
+    assert_eq!(reason, "a castling rook on square 14");
     let report = datagen::validate::run(&[CASTLING_ROOK_OFF_THE_BACK_RANK.into()]).unwrap();
     assert_eq!((report.games, report.errors), (0, 1), "{}", report.report());
 }
