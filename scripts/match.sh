@@ -8,6 +8,8 @@
 #                                                repository's target/release/patina)
 #   scripts/match.sh ablation [SWITCH ...]       an sprt per search switch of the `tune` build
 #                                                (default: every one), on against off
+#   scripts/match.sh levels [PATINA]             chunks of Patina's strength levels against
+#                                                Stockfish's at the same UCI_Elo
 #
 # Every mode (environment): TC (8+0.08; `nodes=N` for N nodes a move), HASH (16), THREADS (1),
 # CONCURRENCY (2), BOOK (../shared/books/8moves_v3.pgn; EPD if named .epd), ORDER=sequential
@@ -29,6 +31,9 @@
 #   OPPONENTS ("glaurung gnuchess toga2"; ethereal-chess too), LEDGERS (~/patina-data/matches),
 #   ADJUDICATE (by default a win once both engines see 10 pawns for 3 moves, a draw from move 40
 #   once both stay within 0.10 for 8 moves; empty: every game played out), and what chunks reads.
+# levels: ELOS ("1500 2000 2500"), STOCKFISH (/usr/games/stockfish, whose levels are calibrated on
+#   CCRL's scale), TC (2+0.02: both sides' levels are depth or node limits, reached long before
+#   the clock binds), GAMES (200 a level), NAME (levels-<binary's hash>), LEDGERS, no adjudication.
 # ablation: TC (2+0.02), ELO0 ELO1 (0 10), MAX_ROUNDS (100), DATA (~/patina-data). The tune build
 #   is made from the working tree on every run and kept under its hash; a match that fails (an
 #   exit code other than 0, 1 or 3) ends the run with its code.
@@ -250,6 +255,23 @@ gauntlet() {
   done
 }
 
+levels() {
+  local patina name elo limit ledgers
+  patina=$(realpath "${1:-$here/../target/release/patina}")
+  # Named by the binary, not the bench: a changed table of levels leaves the bench as it is.
+  name=${NAME:-levels-$(sha256sum "$patina" | cut -c1-12)}
+  ledgers=${LEDGERS:-${DATA:-$HOME/patina-data}/matches}
+  export TC=${TC:-2+0.02} GAMES=${GAMES:-200} ADJUDICATE=
+  for elo in ${ELOS:-1500 2000 2500}; do
+    echo "== UCI_Elo $elo"
+    limit="option.UCI_LimitStrength=true option.UCI_Elo=$elo"
+    # shellcheck disable=SC2097,SC2098 # the ledger's path reads the DATA given, as meant
+    DATA=${DATA:+$DATA/$name-$elo} NEW_OPTIONS=$limit BASE_OPTIONS=$limit "$here/match.sh" chunks \
+      "$ledgers/$name-$elo.tsv" "$patina" "${STOCKFISH:-/usr/games/stockfish}"
+    python3 "$here/games.py" ledger "$ledgers/$name-$elo.tsv"
+  done
+}
+
 ablation() {
   local repo data bin names name status
   repo=$(cd "$here/.." && pwd)
@@ -284,7 +306,7 @@ ablation() {
 }
 
 case ${1:-}:$# in
-  sprt:[345] | chunks:4 | gauntlet:[12] | ablation:*) ;;
+  sprt:[345] | chunks:4 | gauntlet:[12] | levels:[12] | ablation:*) ;;
   *) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2 ;;
 esac
 find_fastchess

@@ -146,6 +146,28 @@ class Chunks(unittest.TestCase):
         self.assertFalse(any(word.startswith("tc=") for word in call))
         self.assertIn("tc nodes=5000", self.ledger.read_text().splitlines()[0])
 
+    def test_levels_match_each_rating_against_stockfish_s(self):
+        args = self.dir / "args"
+        environment = dict(os.environ, FASTCHESS=str(self.dir / "fastchess"), BOOK=str(self.dir / "book.pgn"),
+                           DATA=str(self.dir / "data"), LEDGERS=str(self.dir / "matches"), GAMES="2",
+                           CHUNK="2", ELOS="1500 2500", NAME="lv", STOCKFISH=str(self.dir / "base"),
+                           FASTCHESS_ARGS=str(args))
+        done = subprocess.run([str(SCRIPTS / "match.sh"), "levels", str(self.dir / "new")],
+                              env=environment, capture_output=True, text=True)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        calls = [json.loads(line) for line in args.read_text().splitlines()]
+        self.assertEqual(len(calls), 2)
+        for call, elo in zip(calls, (1500, 2500)):
+            limit = ["option.UCI_LimitStrength=true", f"option.UCI_Elo={elo}"]
+            self.assertEqual(call[call.index("name=new") + 1:][:2], limit)
+            self.assertEqual(call[call.index("name=base") + 1:][:2], limit)
+            self.assertIn(f"cmd={self.dir / 'base'}", call)
+            self.assertEqual(call[call.index("-each") + 1], "tc=2+0.02")
+            self.assertNotIn("-resign", call)
+            ledger = self.dir / "matches" / f"lv-{elo}.tsv"
+            self.assertIn(f"[{' '.join(limit)}]", ledger.read_text().splitlines()[0])
+        self.assertEqual(done.stdout.count("\nElo: "), 2, done.stdout)
+
     def test_a_sequential_order_plays_each_opening_once(self):
         args = self.dir / "args"
         book = self.dir / "starts.epd"
