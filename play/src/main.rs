@@ -1,15 +1,9 @@
-//! `patina-play`: Patina against a person, in a terminal (`play`) or a browser (`web`). A client
-//! of the engine library like any GUI: both drive it through its `Engine` facade and share the
-//! game model. `patina play` and `patina web` run this program.
-
-mod clock;
-mod game;
-mod score;
-mod strength;
-mod terminal;
-mod web;
+//! `patina-play`: Patina against a person, in a terminal (`play`) or a browser (`web`).
+//! `patina play` and `patina web` run this program.
 
 use std::process::ExitCode;
+
+use patina_play::{terminal, web};
 
 const USAGE: &str = "\
 usage: patina-play play [OPTIONS]   play Patina in the terminal (patina-play play --help)

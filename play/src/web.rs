@@ -182,7 +182,7 @@ pub fn main(args: &[String]) -> ExitCode {
 }
 
 /// The page's assets and the game API, for a server listening on a loopback address or not.
-fn app(loopback: bool) -> Router {
+pub fn app(loopback: bool) -> Router {
     let mut router = Router::new();
     for asset in ASSETS {
         router = router.route(asset.path, get(move || async move { asset.response() }));
