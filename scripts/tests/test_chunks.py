@@ -157,16 +157,22 @@ class Chunks(unittest.TestCase):
         self.assertEqual(done.returncode, 0, done.stderr)
         calls = [json.loads(line) for line in args.read_text().splitlines()]
         self.assertEqual(len(calls), 2)
-        for call, elo in zip(calls, (1500, 2500)):
+        # Stockfish 15.1 picks its move at depth 1 + int(level): 2 at 1500, 14 at 2500.
+        for call, elo, depth in zip(calls, (1500, 2500), (2, 14)):
             limit = ["option.UCI_LimitStrength=true", f"option.UCI_Elo={elo}"]
-            self.assertEqual(call[call.index("name=new") + 1:][:2], limit)
-            self.assertEqual(call[call.index("name=base") + 1:][:2], limit)
+            self.assertEqual(call[call.index("name=new") + 1:][:3], [*limit, "-engine"])
+            self.assertEqual(call[call.index("name=base") + 1:][:3], [*limit, f"plies={depth}"])
             self.assertIn(f"cmd={self.dir / 'base'}", call)
-            self.assertEqual(call[call.index("-each") + 1], "tc=2+0.02")
+            self.assertEqual(call[call.index("-each") + 1], "tc=60+0.6")
             self.assertNotIn("-resign", call)
             ledger = self.dir / "matches" / f"lv-{elo}.tsv"
             self.assertIn(f"[{' '.join(limit)}]", ledger.read_text().splitlines()[0])
         self.assertEqual(done.stdout.count("\nElo: "), 2, done.stdout)
+        environment["ELOS"] = "1320"
+        done = subprocess.run([str(SCRIPTS / "match.sh"), "levels", str(self.dir / "new")],
+                              env=environment, capture_output=True, text=True)
+        self.assertEqual(done.returncode, 2)
+        self.assertIn("1350 to 2850", done.stderr)
 
     def test_a_sequential_order_plays_each_opening_once(self):
         args = self.dir / "args"
