@@ -33,10 +33,12 @@
 #   once both stay within 0.10 for 8 moves; empty: every game played out), and what chunks reads.
 # levels: ELOS ("1500 2000 2500", each 1350 to 2850: Stockfish 15.1's range), STOCKFISH
 #   (/usr/games/stockfish, Stockfish 15.1, whose levels are fitted to CCRL's scale at 60+0.6),
-#   TC (60+0.6), GAMES (200 a level), NAME (levels-<binary's hash>), LEDGERS; no adjudication.
-#   Stockfish plays a level's move from its search at depth 1 + int(level), level =
-#   ((UCI_Elo - 1346.6) / 143.4)^(1 / 0.806), and searching on only spends time: it gets that
-#   depth as a limit, and both sides' limits bind long before the clock.
+#   TC (10+0.1), GAMES (200 a level), NAME (levels-<binary's hash>), LEDGERS; no adjudication.
+#   Stockfish plays a level's move from its MultiPV search at depth 1 + int(level), level =
+#   ((UCI_Elo - 1346.6) / 143.4)^(1 / 0.806), but the clock still matters to it: it searches on
+#   after the pick, and the deeper entries that leaves in its hash table make the next move's
+#   shallow search stronger. It must also reach the pick depth (14 at 2500), which 2+0.02 does
+#   not allow.
 # ablation: TC (2+0.02), ELO0 ELO1 (0 10), MAX_ROUNDS (100), DATA (~/patina-data). The tune build
 #   is made from the working tree on every run and kept under its hash; a match that fails (an
 #   exit code other than 0, 1 or 3) ends the run with its code.
@@ -259,23 +261,21 @@ gauntlet() {
 }
 
 levels() {
-  local patina name elo limit ledgers depth
+  local patina name elo limit ledgers
   patina=$(realpath "${1:-$here/../target/release/patina}")
   # Named by the binary, not the bench: a changed table of levels leaves the bench as it is.
   name=${NAME:-levels-$(sha256sum "$patina" | cut -c1-12)}
   ledgers=${LEDGERS:-${DATA:-$HOME/patina-data}/matches}
-  export TC=${TC:-60+0.6} GAMES=${GAMES:-200} ADJUDICATE=
+  export TC=${TC:-10+0.1} GAMES=${GAMES:-200} ADJUDICATE=
   for elo in ${ELOS:-1500 2000 2500}; do
     if ! [[ $elo =~ ^[0-9]+$ ]] || [ "$elo" -lt 1350 ] || [ "$elo" -gt 2850 ]; then
       echo "UCI_Elo $elo: Stockfish 15.1's levels run from 1350 to 2850" >&2
       exit 2
     fi
-    depth=$(awk -v elo="$elo" 'BEGIN { level = ((elo - 1346.6) / 143.4) ^ (1 / 0.806);
-      if (level > 19) level = 19; print 1 + int(level) }')
-    echo "== UCI_Elo $elo (Stockfish's move from depth $depth)"
+    echo "== UCI_Elo $elo"
     limit="option.UCI_LimitStrength=true option.UCI_Elo=$elo"
     # shellcheck disable=SC2097,SC2098 # the ledger's path reads the DATA given, as meant
-    DATA=${DATA:+$DATA/$name-$elo} NEW_OPTIONS=$limit BASE_OPTIONS="$limit plies=$depth" "$here/match.sh" chunks \
+    DATA=${DATA:+$DATA/$name-$elo} NEW_OPTIONS=$limit BASE_OPTIONS=$limit "$here/match.sh" chunks \
       "$ledgers/$name-$elo.tsv" "$patina" "${STOCKFISH:-/usr/games/stockfish}"
     python3 "$here/games.py" ledger "$ledgers/$name-$elo.tsv"
   done
