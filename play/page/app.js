@@ -299,12 +299,13 @@ function clearHint() {
   cg.setAutoShapes([]);
 }
 
-// The new-game settings: colour and Patina's time (a clock, or a time per move).
+// The new-game settings: colour, Patina's time (a clock, or a time per move) and rating.
 function settings() {
   const [kind, value] = $('pace').value.split(':');
   return {
     session: state?.session ?? null,
     color: $('color').value,
+    rating: $('rating').value,
     clock: kind === 'clock' ? value : null,
     movetime: kind === 'movetime' ? Number(value) : null,
   };
@@ -377,13 +378,31 @@ document.addEventListener('keydown', (event) => {
 });
 setInterval(renderClocks, 100);
 
+// The ratings Patina plays at, as the server names them.
+async function loadRatings() {
+  const select = $('rating');
+  select.replaceChildren(...(await api('GET', '/api/ratings')).map(({ name, elo }) => {
+    const option = document.createElement('option');
+    option.value = name;
+    option.textContent = elo === null ? name : `${name} (${elo})`;
+    option.selected = elo === null;
+    return option;
+  }));
+}
+
 // Resume this tab's game after a reload; start one if the server no longer has it.
 (async () => {
+  try {
+    await loadRatings();
+  } catch (e) {
+    showError(e.message);
+  }
   const session = sessionStorage.getItem('patina-session');
   if (session) {
     try {
       const resumed = await api('GET', `/api/state?session=${session}`);
       orientation = resumed.human;
+      $('rating').value = resumed.rating.name;
       render(resumed);
       return;
     } catch {

@@ -5,6 +5,7 @@
 
 mod clock;
 mod game;
+mod rating;
 mod score;
 mod strength;
 pub mod terminal;

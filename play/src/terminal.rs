@@ -12,6 +12,7 @@ use std::time::Duration;
 use patina::{Color, Engine, Move, Piece, PieceType, Reporter, SearchInfo, SearchResult, Square};
 
 use crate::game::{color_name, line_san, pgn_date, random_below, End, Game, MoveError};
+use crate::rating::Rating;
 use crate::score::score_text;
 use crate::strength::Strength;
 
@@ -24,6 +25,8 @@ Commands:
   flip                 turn the board around
   hint                 ask the engine for a move
   level                show the level; change it with
+  level RATING         beginner, novice, club, tournament, expert, master, grandmaster,
+                       a rating 1320 to 3000, or full (Patina's full strength)
   level time S | depth N | nodes N | threads N
   resign               give up the game
   save [FILE]          save the game as PGN (default: patina-<time>.pgn)
@@ -103,6 +106,8 @@ pub struct Session {
     flipped: bool,
     ascii: bool,
     strength: Strength,
+    /// Patina's playing strength; hints are at full strength.
+    rating: Rating,
     threads: usize,
     /// Whether an `undo` typed during Patina's search stops it.
     undo_stops_search: bool,
@@ -122,6 +127,7 @@ impl Session {
             flipped: false,
             ascii,
             strength: Strength::MoveTime(Duration::from_secs(1)),
+            rating: Rating::FULL,
             threads: 1,
             undo_stops_search,
             events,
@@ -276,7 +282,7 @@ impl Session {
     fn advance(&mut self, out: &mut impl Write) -> std::io::Result<()> {
         let mut replies = Vec::new();
         while !self.game.is_over() && self.game.side_to_move() != self.human {
-            writeln!(out, "Patina is thinking ({})...", self.strength)?;
+            writeln!(out, "Patina is thinking ({})...", self.level_text())?;
             out.flush()?;
             let Thought::Played(best, info) = self.think() else {
                 return self.undo(out);
@@ -314,6 +320,7 @@ impl Session {
     fn think(&mut self) -> Thought {
         self.engine.set_chess960(self.game.is_chess960());
         self.engine.set_board(self.game.board().clone());
+        self.engine.set_strength(self.rating.strength());
         let done = self.sender.clone();
         self.engine.go(
             self.strength.limits(),
@@ -354,6 +361,7 @@ impl Session {
         let board = self.game.board().clone();
         self.engine.set_chess960(self.game.is_chess960());
         self.engine.set_board(board.clone());
+        self.engine.set_strength(None);
         let mut last = LastInfo::default();
         let best = self
             .engine
@@ -465,16 +473,26 @@ impl Session {
                 }
                 _ => return writeln!(out, "threads must be 1 to 256, not '{n}'."),
             },
+            [rating] => match Rating::parse(rating) {
+                Ok(rating) => self.rating = rating,
+                Err(e) => return writeln!(out, "{e}."),
+            },
             [kind, value] => match Strength::parse(&kind.to_ascii_lowercase(), value) {
                 Ok(strength) => self.strength = strength,
                 Err(e) => return writeln!(out, "{e}."),
             },
-            _ => return writeln!(out, "Usage: level time S | depth N | nodes N | threads N"),
+            _ => {
+                return writeln!(
+                    out,
+                    "Usage: level RATING | time S | depth N | nodes N | threads N"
+                )
+            }
         }
         writeln!(
             out,
-            "Level: {}, {} thread{}.",
+            "Level: {}, {}, {} thread{}.",
             self.strength,
+            self.rating,
             self.threads,
             if self.threads == 1 { "" } else { "s" }
         )
@@ -542,8 +560,16 @@ impl Session {
             out,
             "{} to move ({who}).{check}  Level: {}.",
             color_name(board.side_to_move()),
-            self.strength
+            self.level_text()
         )
+    }
+
+    /// How Patina plays: its thinking limit, and its rating unless at full strength.
+    fn level_text(&self) -> String {
+        match self.rating.elo {
+            Some(_) => format!("{}, {}", self.strength, self.rating),
+            None => self.strength.to_string(),
+        }
     }
 }
 
@@ -678,6 +704,27 @@ mod tests {
         assert!(out.contains("depth must be 1 to 100"), "{out}");
         assert!(out.contains("Black resigns: White wins (1-0)."), "{out}");
         assert!(out.contains("[Black \"You\"]"), "{out}");
+    }
+
+    #[test]
+    fn plays_at_a_named_rating() {
+        let out = run("level club\nlevel 4000\nlevel\nnew black\nlevel full\nquit\n");
+        assert!(
+            out.contains("Level: depth 1, rated 1800 (club), 1 thread."),
+            "{out}"
+        );
+        assert!(
+            out.contains("a rating must be 1320 to 3000, not 4000."),
+            "{out}"
+        );
+        assert!(
+            out.contains("Patina is thinking (depth 1, rated 1800 (club))..."),
+            "{out}"
+        );
+        assert!(
+            out.contains("Level: depth 1, full strength, 1 thread."),
+            "{out}"
+        );
     }
 
     #[test]

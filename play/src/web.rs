@@ -31,6 +31,8 @@ use tower_http::set_header::SetResponseHeaderLayer;
 use api::{json_response, ApiError, MAX_BODY};
 use games::Games;
 
+use crate::rating::RATINGS;
+
 const LIMITS: server::Limits = server::Limits {
     // A browser's request head is well under 8 KiB, cookies for other local pages included.
     head_bytes: 16 * 1024,
@@ -188,6 +190,7 @@ pub fn app(loopback: bool) -> Router {
         router = router.route(asset.path, get(move || async move { asset.response() }));
     }
     router
+        .route("/api/ratings", get(ratings))
         .route("/api/state", get(state))
         .route("/api/pgn", get(pgn))
         .route("/api/new", post(new_game))
@@ -242,6 +245,15 @@ async fn on_games<T: Send + 'static>(
 
 fn game_response(view: Value) -> Response {
     json_response(StatusCode::OK, &view)
+}
+
+/// The ratings Patina plays at, weakest first, for the page's choice.
+async fn ratings() -> Response {
+    let list: Vec<Value> = RATINGS
+        .iter()
+        .map(|r| serde_json::json!({ "name": r.name, "elo": r.elo }))
+        .collect();
+    json_response(StatusCode::OK, &Value::Array(list))
 }
 
 async fn state(

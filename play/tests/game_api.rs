@@ -1,5 +1,5 @@
 //! A game as the page plays it, through the real server's JSON API: clocks, the score kept
-//! right, hints, resignation, PGN import and analysis, and malformed input refused.
+//! right, hints, resignation, ratings, PGN import and analysis, and malformed input refused.
 
 mod common;
 
@@ -204,6 +204,41 @@ fn hint_and_resign() {
     assert_eq!(view["result"], "0-1");
     let (status, _) = game.post("/api/hint", json!({}));
     assert_eq!(status, 409);
+}
+
+#[test]
+fn plays_at_a_chosen_rating_and_hints_at_full_strength() {
+    let server = Server::start();
+    let (status, ratings) = ask(&server, "GET", "/api/ratings", "");
+    assert_eq!(status, 200, "{ratings}");
+    let ratings = ratings.as_array().unwrap();
+    assert_eq!(ratings[0], json!({ "name": "beginner", "elo": 1320 }));
+    assert_eq!(
+        ratings.last().unwrap(),
+        &json!({ "name": "full", "elo": null })
+    );
+
+    let setup = json!({ "color": "black", "movetime": 300, "rating": "beginner" });
+    let (game, view) = Game::new(&server, setup);
+    assert_eq!(view["rating"], json!({ "name": "beginner", "elo": 1320 }));
+    let view = game.until("moved", |view| view["yourMove"] == true);
+    // Patina's reply searched its level's few hundred nodes, not 300 ms' worth.
+    let reply_nodes = view["evaluations"][0]["nodes"].as_u64().unwrap();
+    assert!(reply_nodes < 2_000, "{view}");
+    let (status, view) = game.post("/api/hint", json!({}));
+    assert_eq!(status, 200, "{view}");
+    let hint_nodes = live_evaluation(&view)["nodes"].as_u64().unwrap();
+    assert!(
+        hint_nodes > 5 * reply_nodes,
+        "{hint_nodes} vs {reply_nodes}"
+    );
+
+    let (status, answer) = ask(&server, "POST", "/api/new", r#"{"rating":"strong"}"#);
+    assert_eq!(status, 400);
+    assert!(
+        answer["error"].as_str().unwrap().contains("grandmaster"),
+        "{answer}"
+    );
 }
 
 #[test]

@@ -147,10 +147,11 @@ class WebGame(unittest.TestCase):
         self.click_square(orig)
         self.click_square(dest)
 
-    def new_game(self, color="white", pace="movetime:100", fen="", refused=False):
+    def new_game(self, color="white", pace="movetime:100", fen="", rating="full", refused=False):
         """Starts a game from the form; waits until the page has it, unless it is to be refused."""
         Select(self.driver.find_element(By.ID, "color")).select_by_value(color)
         Select(self.driver.find_element(By.ID, "pace")).select_by_value(pace)
+        Select(self.driver.find_element(By.ID, "rating")).select_by_value(rating)
         field = self.driver.find_element(By.ID, "fen")
         field.clear()
         field.send_keys(fen)
@@ -186,6 +187,19 @@ class WebGame(unittest.TestCase):
         self.assertEqual(self.driver.find_element(By.ID, "status").text, "Your move (White).")
         if os.environ.get("PATINA_SCREENSHOT"):
             self.driver.save_screenshot(os.environ["PATINA_SCREENSHOT"])
+
+    def test_a_rating_is_chosen_by_name(self):
+        options = [o.text for o in Select(self.driver.find_element(By.ID, "rating")).options]
+        self.assertEqual(options[0], "beginner (1320)")
+        self.assertEqual(options[-1], "full")
+        self.new_game(color="black", rating="club")
+        self.assertEqual(self.your_move()["rating"], {"name": "club", "elo": 1800})
+        # A reload resumes the game and shows the rating it is played at.
+        self.driver.refresh()
+        self.until(lambda d: self.driver.execute_script("return window.patina.state") is not None,
+                   lambda: f"the game did not resume: {self.page_text()}")
+        self.assertEqual(Select(self.driver.find_element(By.ID, "rating")).first_selected_option.text,
+                         "club (1800)")
 
     def test_promotion_and_takeback(self):
         # A pawn beside the knight, so that the game does not end at once as a dead draw.

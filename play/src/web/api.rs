@@ -1,6 +1,6 @@
 //! What the page may ask, read and checked before anything acts on it: session ids, new-game
-//! settings (a start position, a FEN or a PGN, and Patina's time), moves and analysed plies from the requests, and the headers that tell another site's page from
-//! this one's. Every refusal is an `ApiError`, which the page shows.
+//! settings (a start position, a FEN or a PGN, Patina's time and rating), moves and analysed
+//! plies from the requests, and the headers that tell another site's page from this one's. Every refusal is an `ApiError`, which the page shows.
 
 use std::hash::{BuildHasher, Hasher};
 use std::net::IpAddr;
@@ -15,6 +15,7 @@ use patina::{Board, Color};
 
 use crate::clock::TimeControl;
 use crate::game::Game;
+use crate::rating::Rating;
 
 pub const MIN_MOVE_TIME: Duration = Duration::from_millis(50);
 pub const MAX_MOVE_TIME: Duration = Duration::from_secs(10);
@@ -62,6 +63,7 @@ pub struct Setup {
     pub human: Option<Color>,
     pub pace: Pace,
     pub start: Start,
+    pub rating: Rating,
 }
 
 /// How Patina's thinking is bounded: a fixed time per move, or a clock for each side.
@@ -354,7 +356,24 @@ fn parse_setup(body: &Map<String, Value>) -> Result<Setup, ApiError> {
             ));
         }
     };
-    Ok(Setup { human, pace, start })
+    let rating = match body.get("rating") {
+        None | Some(Value::Null) => Rating::FULL,
+        Some(Value::String(name)) => Rating::parse(name).map_err(ApiError::bad)?,
+        Some(value) => match value.as_u64().and_then(|elo| u32::try_from(elo).ok()) {
+            Some(elo) => Rating::from_elo(elo).map_err(ApiError::bad)?,
+            None => {
+                return Err(ApiError::bad(
+                    "'rating' must be a rating's name or a number such as 1800",
+                ))
+            }
+        },
+    };
+    Ok(Setup {
+        human,
+        pace,
+        start,
+        rating,
+    })
 }
 
 #[cfg(test)]
@@ -508,6 +527,11 @@ mod tests {
             setup.start,
             Start::Fen("7k/P7/8/8/8/8/8/K7 w - - 0 1".into())
         );
+        assert_eq!(setup.rating, Rating::FULL);
+        let setup = new(r#"{"rating":"Club"}"#).unwrap();
+        assert_eq!(setup.rating, Rating::parse("club").unwrap());
+        let setup = new(r#"{"rating":2150}"#).unwrap();
+        assert_eq!(setup.rating.elo, Some(2150));
         let setup = new(r#"{"clock":"3+2"}"#).unwrap();
         assert_eq!(setup.pace, Pace::Clock(TimeControl::parse("3+2").unwrap()));
         let setup = new(r#"{"pgn":"[Event \"x\"]\n\n1. e4 e5 *"}"#).unwrap();
@@ -532,6 +556,11 @@ mod tests {
             r#"{"pgn":"1. e4 e5 2. Ke3 *"}"#,
             r#"{"pgn":"  "}"#,
             r#"{"pgn":"1. e4 *","fen":"7k/P7/8/8/8/8/8/K7 w - - 0 1"}"#,
+            r#"{"rating":"strong"}"#,
+            r#"{"rating":1000}"#,
+            r#"{"rating":4294967296}"#,
+            r#"{"rating":1800.5}"#,
+            r#"{"rating":true}"#,
         ] {
             assert_eq!(status(new(body)), 400, "{body}");
         }

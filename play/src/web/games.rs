@@ -18,6 +18,7 @@ use super::api::{ApiError, Pace, SessionId, Setup, Start};
 use super::view::{squares, view};
 use crate::clock::Clock;
 use crate::game::{pgn_date, random_below, End, Game};
+use crate::rating::Rating;
 
 /// Games held at once; a new tab beyond this takes over the longest-idle game, if any is idle.
 const MAX_GAMES: usize = 16;
@@ -49,6 +50,9 @@ pub(super) struct State {
     pub(super) game: Game,
     pub(super) human: Color,
     pub(super) timing: Timing,
+    /// Patina's playing strength for its own moves; evaluations, hints and analysis are at full
+    /// strength.
+    pub(super) rating: Rating,
     /// In analysis, the number of moves played to the position analysed. Patina then plays no
     /// move, the person moves for both sides, and the clocks stand still.
     pub(super) analysed: Option<usize>,
@@ -217,6 +221,7 @@ impl Games {
         drop(state);
         engine.set_chess960(board.is_chess960());
         engine.set_board(board.clone());
+        engine.set_strength(None);
         let mut reporter = WebReporter {
             state: Arc::clone(&session.state),
             ply,
@@ -311,6 +316,7 @@ impl Games {
             game,
             human,
             timing,
+            rating: setup.rating,
             analysed,
             search: None,
             evaluations: Vec::new(),
@@ -503,6 +509,8 @@ fn schedule(engine: &mut Engine, state: &mut State, shared: &Arc<Mutex<State>>) 
     state.search = Some(task);
     engine.set_chess960(state.game.is_chess960());
     engine.set_board(board);
+    let rated = task == Task::Reply;
+    engine.set_strength(state.rating.strength().filter(|_| rated));
     let reporter = WebReporter {
         state: Arc::clone(shared),
         ply,
@@ -550,6 +558,7 @@ mod tests {
             human: Some(Color::White),
             pace: Pace::MoveTime(MIN_MOVE_TIME),
             start,
+            rating: Rating::FULL,
         }
     }
 

@@ -154,6 +154,7 @@ pub(super) fn view(id: &SessionId, state: &State) -> Value {
         "end": end.map(|end| end.to_string()),
         "result": end.map_or("*", End::result),
         "movetime": move_time,
+        "rating": { "name": state.rating.name, "elo": state.rating.elo },
         "status": status_text(state),
     })
 }
