@@ -175,8 +175,9 @@ pub fn write_whole_file(path: &Path, bytes: &[u8]) -> Result<()> {
     wholefile::write_whole_file(path, bytes).map_err(TrainerError::io(path))
 }
 
-/// FNV-1a, 64-bit: enough to tell a damaged file from a good one.
-fn checksum(bytes: &[u8]) -> u64 {
+/// FNV-1a, 64-bit: enough to tell a damaged file from a good one. A checkpoint's last 8 bytes
+/// are the checksum of the rest, little-endian (public so that a fuzzer can seal what it writes).
+pub fn checksum(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xCBF2_9CE4_8422_2325, |h, &b| {
         (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01B3)
     })
