@@ -60,7 +60,11 @@ fuzz_target!(|data: &[u8]| {
         };
         let head = request.method() == Method::HEAD;
         let response = runtime().block_on(async {
-            let response = app.clone().oneshot(request).await.expect("the router answers");
+            let response = app
+                .clone()
+                .oneshot(request)
+                .await
+                .expect("the router answers");
             let (parts, body) = response.into_parts();
             let body = axum::body::to_bytes(body, usize::MAX)
                 .await
