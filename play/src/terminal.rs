@@ -490,9 +490,8 @@ impl Session {
         }
         writeln!(
             out,
-            "Level: {}, {}, {} thread{}.",
-            self.strength,
-            self.rating,
+            "Level: {}, {} thread{}.",
+            self.level_text(),
             self.threads,
             if self.threads == 1 { "" } else { "s" }
         )
@@ -721,10 +720,7 @@ mod tests {
             out.contains("Patina is thinking (depth 1, rated 1800 (club))..."),
             "{out}"
         );
-        assert!(
-            out.contains("Level: depth 1, full strength, 1 thread."),
-            "{out}"
-        );
+        assert!(out.contains("Level: depth 1, 1 thread."), "{out}");
     }
 
     #[test]
