@@ -79,12 +79,6 @@ impl Rating {
     }
 }
 
-impl Default for Rating {
-    fn default() -> Self {
-        Self::FULL
-    }
-}
-
 impl fmt::Display for Rating {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
         match self.elo {
@@ -94,8 +88,8 @@ impl fmt::Display for Rating {
     }
 }
 
-/// The names, for a usage line: `beginner, novice, ..., full`.
-pub fn names() -> String {
+/// The names, for a message: `beginner, novice, ..., full`.
+fn names() -> String {
     RATINGS.map(|r| r.name).join(", ")
 }
 

@@ -249,10 +249,7 @@ fn game_response(view: Value) -> Response {
 
 /// The ratings Patina plays at, weakest first, for the page's choice.
 async fn ratings() -> Response {
-    let list: Vec<Value> = RATINGS
-        .iter()
-        .map(|r| serde_json::json!({ "name": r.name, "elo": r.elo }))
-        .collect();
+    let list: Vec<Value> = RATINGS.into_iter().map(view::rating_json).collect();
     json_response(StatusCode::OK, &Value::Array(list))
 }
 

@@ -509,8 +509,7 @@ fn schedule(engine: &mut Engine, state: &mut State, shared: &Arc<Mutex<State>>) 
     state.search = Some(task);
     engine.set_chess960(state.game.is_chess960());
     engine.set_board(board);
-    let rated = task == Task::Reply;
-    engine.set_strength(state.rating.strength().filter(|_| rated));
+    engine.set_strength(state.rating.strength().filter(|_| task == Task::Reply));
     let reporter = WebReporter {
         state: Arc::clone(shared),
         ply,

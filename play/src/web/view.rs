@@ -11,6 +11,7 @@ use patina::{Board, Color, Move};
 use super::api::SessionId;
 use super::games::{Evaluation, State, Task, Timing};
 use crate::game::{color_name, line_san, End, Game};
+use crate::rating::Rating;
 use crate::score::score_text;
 
 /// The eval bar's value of a won position: the whole bar.
@@ -154,9 +155,14 @@ pub(super) fn view(id: &SessionId, state: &State) -> Value {
         "end": end.map(|end| end.to_string()),
         "result": end.map_or("*", End::result),
         "movetime": move_time,
-        "rating": { "name": state.rating.name, "elo": state.rating.elo },
+        "rating": rating_json(state.rating),
         "status": status_text(state),
     })
+}
+
+/// A rating as the page names it: `{"name": "club", "elo": 1800}`, `elo` null at full strength.
+pub(super) fn rating_json(rating: Rating) -> Value {
+    json!({ "name": rating.name, "elo": rating.elo })
 }
 
 fn status_text(state: &State) -> String {
