@@ -60,6 +60,13 @@ fi
 
 log() { echo "[$(date +%H:%M:%S)] $*"; }
 
+# Under Linux's autogroup scheduling a niceness only ranks processes of one session: started with
+# setsid (as above), the campaign is a session of its own and takes half the cores from a match
+# or a build whatever its niceness. Giving the session the run's niceness makes it yield to them.
+if [ -w /proc/self/autogroup ]; then
+  echo "$(nice)" > /proc/self/autogroup 2>/dev/null || true
+fi
+
 # The lineage of a promoted net, from the arguments of `lineage.py record` saved one a line in
 # FILE (its second line the net's name) before the default was switched; the file goes once done.
 record_lineage() {
