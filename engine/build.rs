@@ -55,16 +55,18 @@ fn main() {
         [(hidden, _)] => *hidden,
         [] => {
             eprintln!(
-                "error: {} has {size} bytes, which is no 768→N×2→B net in bullet's layout \
-                 (2·(769·N + B·(2N + 1)) bytes padded to a multiple of 64, N a multiple of 32, \
-                 B from 1 to {MAX_BUCKETS} output buckets)",
+                "error: {} has {size} bytes, which is no (768·K)→N×2→B net in bullet's layout \
+                 (2·(768·K·N + N + B·(2N + 1)) bytes padded to a multiple of 64, N a multiple of \
+                 32, K one of {KING_BUCKET_COUNTS:?} king buckets, B from 1 to {MAX_BUCKETS} \
+                 output buckets)",
                 net.display()
             );
             std::process::exit(1)
         }
         several => {
             eprintln!(
-                "error: {} has {size} bytes, which fits several 768→N×2→B nets (N, B): {several:?}",
+                "error: {} has {size} bytes, which fits (768·K)→N×2→B nets of several widths \
+                 (N, [(K, B)]): {several:?}",
                 net.display()
             );
             std::process::exit(1)
@@ -137,22 +139,32 @@ fn choose_sliders() -> (SliderLookup, &'static str) {
     }
 }
 
-/// As `patina::nnue::MAX_BUCKETS` (a build script cannot use the crate it builds).
+/// As `patina::nnue::MAX_BUCKETS` and `KING_BUCKET_COUNTS` (a build script cannot use the crate
+/// it builds).
 const MAX_BUCKETS: u64 = 32;
+const KING_BUCKET_COUNTS: [u64; 4] = [1, 4, 8, 16];
 
-/// The (N, B) for which a 768→N×2→B net in bullet's layout (feature weights, feature bias,
-/// output weights and output biases, all i16, padded to 64 bytes) has `size` bytes. N must be a
-/// multiple of 32, the widest SIMD path's lane count; B runs from 1 (no output buckets) to
-/// `MAX_BUCKETS`. With N = 32k and B ≤ 32 the size is 64·(k·(769 + 2B) + 1), so for each B at
-/// most one N fits; different B can share a size only from N = 992 up (with B = 1 or 8, not
-/// below N = 4096), and then the engine cannot tell which N to build for.
-fn layouts(size: u64) -> Vec<(u64, u64)> {
-    (1..=MAX_BUCKETS)
-        .filter_map(|buckets| {
-            let per_32 = 1538 * 32 + buckets * 4 * 32;
-            let hidden = 32 * (size.saturating_sub(2 * buckets) / per_32);
-            let fits = (1538 * hidden + buckets * (4 * hidden + 2)).div_ceil(64) * 64 == size;
-            (hidden > 0 && fits).then_some((hidden, buckets))
-        })
-        .collect()
+/// The widths N for which a (768·K)→N×2→B net in bullet's layout (feature weights, feature bias,
+/// output weights and output biases, all i16, padded to 64 bytes) has `size` bytes, with the
+/// (K, B) of each. N must be a multiple of 32, the widest SIMD path's lane count; K is one of
+/// `KING_BUCKET_COUNTS`; B runs from 1 (no output buckets) to `MAX_BUCKETS`. With N = 32k the
+/// size is 64·(k·(768·K + 1 + 2B) + 1), so for each (K, B) at most one N fits. Only the N must
+/// be unique: the engine reads K and B off the size of the net it loads.
+fn layouts(size: u64) -> Vec<(u64, Vec<(u64, u64)>)> {
+    let mut widths: Vec<(u64, Vec<(u64, u64)>)> = Vec::new();
+    for king_buckets in KING_BUCKET_COUNTS {
+        for buckets in 1..=MAX_BUCKETS {
+            let per_neuron = 2 * (768 * king_buckets + 1) + 4 * buckets;
+            let hidden = 32 * (size.saturating_sub(2 * buckets) / (32 * per_neuron));
+            let fits = (per_neuron * hidden + 2 * buckets).div_ceil(64) * 64 == size;
+            if hidden == 0 || !fits {
+                continue;
+            }
+            match widths.iter_mut().find(|(n, _)| *n == hidden) {
+                Some((_, shapes)) => shapes.push((king_buckets, buckets)),
+                None => widths.push((hidden, vec![(king_buckets, buckets)])),
+            }
+        }
+    }
+    widths
 }

@@ -1,8 +1,9 @@
 //! The incremental accumulator (and the piece count that picks the output bucket) must always
-//! equal a refresh from the board, and the evaluation must not care which colour is which. Random nets suffice: any wrong feature, sign or
+//! equal a refresh from the board, with and without king buckets, and the evaluation must not
+//! care which colour is which. Random nets suffice: any wrong feature, sign, bucket or
 //! perspective shows up whatever the weights.
 
-use patina::nnue::{Accumulator, AccumulatorStack, Network};
+use patina::nnue::{Accumulator, AccumulatorStack, Network, KING_BUCKET_COUNTS};
 use patina::{Board, START_FEN};
 use patina::{Color, Move};
 use rand_xoshiro::rand_core::{RngCore, SeedableRng};
@@ -51,6 +52,9 @@ struct Coverage {
     en_passants: usize,
     promotions: usize,
     capture_promotions: usize,
+    /// King moves into another king bucket or across the mirror line, which rebuild their
+    /// side's accumulator from the refresh cache.
+    view_changes: usize,
     deepest_line: usize,
 }
 
@@ -63,8 +67,21 @@ fn check_random_line(
     rng: &mut Xoshiro256PlusPlus,
     coverage: &mut Coverage,
 ) {
-    let mut board = Board::from_fen(fen).unwrap();
+    let board = Board::from_fen(fen).unwrap();
     let mut stack = AccumulatorStack::new(net, &board);
+    check_random_line_of(&mut stack, net, board, plies, rng, coverage);
+}
+
+/// As `check_random_line`, on a stack whose top is `board`'s.
+fn check_random_line_of(
+    stack: &mut AccumulatorStack,
+    net: &Network,
+    mut board: Board,
+    plies: usize,
+    rng: &mut Xoshiro256PlusPlus,
+    coverage: &mut Coverage,
+) {
+    let root = board.clone();
     let mut line = Vec::new();
     while line.len() < plies {
         let Some(mv) = pick_move(&board, rng) else {
@@ -77,10 +94,14 @@ fn check_random_line(
         coverage.capture_promotions += (mv.is_promotion() && mv.is_capture()) as usize;
         let uci = mv.to_uci(board.is_chess960());
         let before = board.to_fen();
+        let us = board.side_to_move();
+        let view_before = net.king_buckets.view(us, board.king_square(us));
 
         stack.make_move(net, &board, mv);
         board.make_move(mv);
         line.push(mv);
+        coverage.view_changes +=
+            (net.king_buckets.view(us, board.king_square(us)) != view_before) as usize;
         assert_eq!(
             stack.current(),
             &refreshed(net, &board),
@@ -110,16 +131,20 @@ fn check_random_line(
         );
         assert_eq!(stack.pieces(), board.occupied().count() as usize);
     }
-    assert_eq!(board, Board::from_fen(fen).unwrap());
+    assert_eq!(board, root);
 }
 
 #[test]
 fn incremental_updates_match_refresh() {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(0x5eed);
     let mut coverage = Coverage::default();
-    // With output buckets too: the bucket follows the piece count through captures.
-    for (seed, buckets) in [(0, 1), (1, 1), (2, 8)] {
-        let net = Network::random_bucketed(seed, buckets);
+    // With output buckets too: the bucket follows the piece count through captures. With king
+    // buckets a king's side is rebuilt from the refresh cache, whose slots were filled at other
+    // positions of the line (or never).
+    let mut nets = vec![(0, 1, 1), (1, 1, 1), (2, 1, 8)];
+    nets.extend(KING_BUCKET_COUNTS[1..].iter().map(|&k| (k as u64, k, 8)));
+    for (seed, king_buckets, buckets) in nets {
+        let net = Network::random_bucketed(seed, king_buckets, buckets);
         for fen in FENS {
             for _ in 0..20 {
                 check_random_line(&net, fen, 40, &mut rng, &mut coverage);
@@ -140,6 +165,38 @@ fn incremental_updates_match_refresh() {
         coverage.promotions > 0 && coverage.capture_promotions > 0 && coverage.deepest_line > 256,
         "{coverage:?}"
     );
+    assert!(coverage.view_changes > 100, "{coverage:?}");
+}
+
+/// A stack keeps its refresh cache across searches; a new net (`setoption name EvalFile`, here
+/// with another number of king buckets) must not find the old net's accumulators in it.
+#[test]
+fn a_refresh_for_another_net_forgets_the_cache() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(0xf1);
+    let first = Network::random_bucketed(31, 16, 1);
+    let board = Board::from_fen(FENS[1]).unwrap();
+    let mut stack = AccumulatorStack::new(&first, &board);
+    let mut coverage = Coverage::default();
+    for net in [
+        Network::random_bucketed(32, 16, 1),
+        Network::random_bucketed(33, 4, 8),
+        Network::random(34),
+    ] {
+        // King moves fill the first net's cache, then the stack moves on to the next net.
+        let mut board = board.clone();
+        stack.refresh(&first, &board);
+        for _ in 0..200 {
+            let Some(mv) = pick_move(&board, &mut rng) else {
+                break;
+            };
+            stack.make_move(&first, &board, mv);
+            board.make_move(mv);
+        }
+        stack.refresh(&net, &board);
+        assert_eq!(stack.current(), &refreshed(&net, &board));
+        check_random_line_of(&mut stack, &net, board, 60, &mut rng, &mut coverage);
+    }
+    assert!(coverage.view_changes > 0, "{coverage:?}");
 }
 
 /// The same position with colours swapped: ranks flipped, piece colours and side to move swapped.
@@ -177,7 +234,8 @@ fn evaluation_is_colour_symmetric() {
     let nets = [
         Network::embedded(),
         Network::random(11),
-        Network::random_bucketed(12, 8),
+        Network::random_bucketed(12, 1, 8),
+        Network::random_bucketed(13, 16, 8),
     ];
     let mut positions = 0;
     for fen in FENS {

@@ -3,8 +3,8 @@
 //! back the same bytes.
 
 use patina::nnue::{
-    Accumulator, AccumulatorStack, Network, NetworkError, HIDDEN, INPUTS, MAX_BUCKETS, QA, QB,
-    SCALE,
+    Accumulator, AccumulatorStack, Network, NetworkError, HIDDEN, INPUTS, KING_BUCKET_COUNTS,
+    MAX_BUCKETS, QA, QB, SCALE,
 };
 use patina::Board;
 use patina::Color;
@@ -23,8 +23,8 @@ fn to_bytes_then_from_bytes_round_trips() {
         Network::embedded(),
         Network::random(1),
         Network::random(2),
-        Network::random_bucketed(3, 8),
-        Network::random_bucketed(4, MAX_BUCKETS),
+        Network::random_bucketed(3, 1, 8),
+        Network::random_bucketed(4, 1, MAX_BUCKETS),
     ];
     for net in nets {
         let bytes = net.to_bytes();
@@ -35,6 +35,40 @@ fn to_bytes_then_from_bytes_round_trips() {
     }
 }
 
+/// bullet's size with K king buckets: 2·(768·K·N + N + B·(2N + 1)), padded to 64.
+fn king_bucketed_size(king_buckets: usize, buckets: usize) -> usize {
+    (2 * (768 * king_buckets * HIDDEN + HIDDEN + buckets * (2 * HIDDEN + 1))).div_ceil(64) * 64
+}
+
+#[test]
+fn king_bucketed_nets_round_trip_and_their_size_tells_k_and_b() {
+    for king_buckets in KING_BUCKET_COUNTS {
+        for buckets in [1, 8, MAX_BUCKETS] {
+            let net = Network::random_bucketed(9, king_buckets, buckets);
+            let bytes = net.to_bytes();
+            assert_eq!(bytes.len(), king_bucketed_size(king_buckets, buckets));
+            let loaded = Network::from_bytes(&bytes).unwrap();
+            assert_eq!(
+                (loaded.king_buckets.count(), loaded.buckets()),
+                (king_buckets, buckets)
+            );
+            assert_eq!(loaded.to_bytes(), bytes);
+        }
+    }
+}
+
+#[test]
+fn king_bucket_counts_without_a_map_are_refused() {
+    for count in [2, 3, 5, 17] {
+        let bytes = vec![0; king_bucketed_size(count, 8)];
+        match Network::from_bytes(&bytes) {
+            Err(NetworkError::KingBucketCount { count: found }) => assert_eq!(found, count),
+            Err(other) => panic!("{count} king buckets: expected KingBucketCount, got {other}"),
+            Ok(_) => panic!("{count} king buckets: accepted"),
+        }
+    }
+}
+
 #[test]
 fn the_size_tells_the_bucket_count() {
     // N = 128: 197 378 bytes padded to 197 440 without buckets, 200 976 padded to 201 024 with 8.
@@ -42,7 +76,7 @@ fn the_size_tells_the_bucket_count() {
         assert_eq!((file_size(1), file_size(8)), (197_440, 201_024));
     }
     for buckets in 1..=MAX_BUCKETS {
-        let net = Network::from_bytes(&Network::random_bucketed(7, buckets).to_bytes()).unwrap();
+        let net = Network::from_bytes(&Network::random_bucketed(7, 1, buckets).to_bytes()).unwrap();
         assert_eq!(net.buckets(), buckets);
     }
 }
@@ -91,7 +125,11 @@ fn more_buckets_than_bullet_makes_are_refused() {
 fn load_refuses_a_file_larger_than_any_net() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("big.nnue");
-    std::fs::write(&path, vec![0u8; file_size(MAX_BUCKETS) + 1]).unwrap();
+    let largest = king_bucketed_size(
+        KING_BUCKET_COUNTS[KING_BUCKET_COUNTS.len() - 1],
+        MAX_BUCKETS,
+    );
+    std::fs::write(&path, vec![0u8; largest + 1]).unwrap();
     let error = Network::load(&path).err().expect("refused");
     assert!(matches!(error, NetworkError::TooLarge), "{error}");
     assert!(error.to_string().contains("larger than"), "{error}");
@@ -113,7 +151,7 @@ fn bullet_padded(net: &Network) -> Vec<u8> {
 
 #[test]
 fn from_bytes_accepts_bullets_padding() {
-    for net in [Network::random(5), Network::random_bucketed(5, 8)] {
+    for net in [Network::random(5), Network::random_bucketed(5, 1, 8)] {
         let loaded = Network::from_bytes(&bullet_padded(&net)).unwrap();
         assert_eq!(loaded.to_bytes(), net.to_bytes());
     }
@@ -121,7 +159,7 @@ fn from_bytes_accepts_bullets_padding() {
 
 #[test]
 fn from_bytes_refuses_other_padding() {
-    for net in [Network::random(4), Network::random_bucketed(4, 8)] {
+    for net in [Network::random(4), Network::random_bucketed(4, 1, 8)] {
         let unpadded = unpadded_size(net.buckets());
         for bytes in [net.to_bytes(), bullet_padded(&net)] {
             for position in [unpadded, bytes.len() - 1] {
@@ -230,7 +268,7 @@ fn from_bytes_refuses_weights_out_of_range() {
     assert!(Network::from_bytes(&loud.to_bytes()).is_ok());
 
     // Every bucket's weights are checked, not only the first's.
-    let mut bucketed = Network::random_bucketed(6, 8);
+    let mut bucketed = Network::random_bucketed(6, 1, 8);
     bucketed.output_weights[5][7] = 129;
     assert!(matches!(
         Network::from_bytes(&bucketed.to_bytes()),
@@ -263,7 +301,7 @@ fn lineage_nets_load() {
 #[test]
 fn static_eval_stays_inside_the_evaluation_range() {
     let buckets = 8;
-    let mut bytes = Network::random_bucketed(3, buckets).to_bytes();
+    let mut bytes = Network::random_bucketed(3, 1, buckets).to_bytes();
     let mut put = |index: usize, value: i16| {
         bytes[2 * index..2 * index + 2].copy_from_slice(&value.to_le_bytes());
     };

@@ -68,6 +68,10 @@ fn assert_matches_scalar<Path: Kernels, const N: usize>(seed: u64) {
             Path::add_assign(&mut actual, &add1);
             assert_eq!(expected, actual, "add_assign, {context}");
 
+            Scalar::sub_assign(&mut expected, &sub1);
+            Path::sub_assign(&mut actual, &sub1);
+            assert_eq!(expected, actual, "sub_assign, {context}");
+
             Scalar::add_sub(&mut expected, &input, &add1, &sub1);
             Path::add_sub(&mut actual, &input, &add1, &sub1);
             assert_eq!(expected, actual, "add_sub, {context}");
@@ -119,7 +123,7 @@ fn active_kernels_match_scalar() {
 /// over positions of every bucket.
 #[test]
 fn bucketed_evaluation_matches_scalar() {
-    let net = Network::random_bucketed(21, 8);
+    let net = Network::random_bucketed(21, 1, 8);
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(8);
     let mut seen = [false; 8];
     for _ in 0..40 {

@@ -3,7 +3,8 @@
 //! A `ChessBoard` is stored from the side to move's view: squares are flipped when Black is to
 //! move and piece colour bit 3 means "the opponent's". bullet's chess768 then reads the side to
 //! move's perspective straight off the record and the other perspective by swapping colours and
-//! flipping ranks — which is `patina::nnue::feature_index` for the two real colours.
+//! flipping ranks — which is the engine's input index without king buckets
+//! (`patina::nnue::InputView::default()`) for the two real colours.
 
 use bulletformat::ChessBoard;
 use patina::nnue::SCALE;
@@ -85,7 +86,7 @@ pub fn sigmoid(x: f32) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use patina::nnue::feature_index;
+    use patina::nnue::InputView;
     use patina::Board;
     use patina::Color;
 
@@ -97,7 +98,9 @@ mod tests {
     fn patina_features(board: &Board, perspective: Color) -> Vec<u16> {
         let mut features: Vec<u16> = board
             .occupied()
-            .map(|sq| feature_index(perspective, board.piece_at(sq).unwrap(), sq) as u16)
+            .map(|sq| {
+                InputView::default().index(perspective, board.piece_at(sq).unwrap(), sq) as u16
+            })
             .collect();
         features.sort_unstable();
         features
@@ -122,6 +125,67 @@ mod tests {
             ntm.sort_unstable();
             assert_eq!(stm, patina_features(&board, us), "side to move, {fen}");
             assert_eq!(ntm, patina_features(&board, them), "other side, {fen}");
+        }
+    }
+
+    /// bullet's `ChessBucketsMirrored::map_features` on a record, written from its source: the
+    /// 32-square map expanded to 64 by mirroring files e–h, each side's bucket from its own king
+    /// square (bulletformat stores the opponent's from the opponent's side), and every square
+    /// of a perspective whose king stands on files e–h mirrored (`^ 7`).
+    fn bullet_king_bucketed(board: &ChessBoard, map: [u8; 32]) -> (Vec<usize>, Vec<usize>) {
+        let expanded: [usize; 64] = std::array::from_fn(|i| {
+            usize::from(map[(i / 8) * 4 + [0, 1, 2, 3, 3, 2, 1, 0][i % 8]])
+        });
+        let view = |ksq: u8| {
+            let flip = if ksq % 8 > 3 { 7 } else { 0 };
+            (flip, 768 * expanded[usize::from(ksq)])
+        };
+        let (stm_flip, stm_bucket) = view(board.our_ksq());
+        let (ntm_flip, ntm_bucket) = view(board.opp_ksq());
+        let (mut stm, mut ntm) = (Vec::new(), Vec::new());
+        for (piece, square) in *board {
+            let (c, pc, sq) = (
+                usize::from(piece >> 3),
+                64 * usize::from(piece & 7),
+                usize::from(square),
+            );
+            stm.push(stm_bucket + (([0, 384][c] + pc + sq) ^ stm_flip));
+            ntm.push(ntm_bucket + (([384, 0][c] + pc + (sq ^ 56)) ^ ntm_flip));
+        }
+        stm.sort_unstable();
+        ntm.sort_unstable();
+        (stm, ntm)
+    }
+
+    #[test]
+    fn king_buckets_are_bullets_chess_buckets_mirrored() {
+        use patina::nnue::{KingBuckets, KING_BUCKET_COUNTS};
+        let fens = [
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R b KQkq - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 b - - 0 1",
+            "6k1/5ppp/8/8/3K4/8/5PPP/8 w - - 0 1",
+            "1k6/8/8/3q4/4Q3/8/8/6K1 b - - 0 1",
+        ];
+        // K = 1 is plain chess768 (`both_perspectives_match_the_engine`), without mirroring.
+        for count in KING_BUCKET_COUNTS[1..].iter().copied() {
+            let buckets = KingBuckets::with_count(count).unwrap();
+            for fen in fens {
+                let board = Board::from_fen(fen).unwrap();
+                let engine = |perspective: Color| {
+                    let view = buckets.view(perspective, board.king_square(perspective));
+                    let mut features: Vec<usize> = board
+                        .occupied()
+                        .map(|sq| view.index(perspective, board.piece_at(sq).unwrap(), sq))
+                        .collect();
+                    features.sort_unstable();
+                    features
+                };
+                let (stm, ntm) = bullet_king_bucketed(&record(fen), buckets.map());
+                assert_eq!(engine(board.side_to_move()), stm, "{count} buckets, {fen}");
+                assert_eq!(engine(!board.side_to_move()), ntm, "{count} buckets, {fen}");
+            }
         }
     }
 

@@ -8,7 +8,7 @@ use bulletformat::ChessBoard;
 
 use common::temp_dir;
 use datagen::gamefile::ReadError;
-use patina::nnue::feature_index;
+use patina::nnue::InputView;
 use patina::Board;
 use trainer::error::TrainerError;
 use trainer::features::Features;
@@ -149,7 +149,7 @@ fn viriformat_games_unpack_to_the_same_positions() {
         let us = board.side_to_move();
         let mut expected: Vec<u16> = board
             .occupied()
-            .map(|sq| feature_index(us, board.piece_at(sq).unwrap(), sq) as u16)
+            .map(|sq| InputView::default().index(us, board.piece_at(sq).unwrap(), sq) as u16)
             .collect();
         let mut got = Features::of(record).stm().to_vec();
         expected.sort_unstable();

@@ -7,18 +7,20 @@ use rand_xoshiro::{
 };
 use thiserror::Error;
 
+use super::king_buckets::{KingBuckets, KING_BUCKET_COUNTS, MAX_KING_BUCKETS};
 use super::simd::{Active, Kernels};
 use super::{output_bucket, HIDDEN, INPUTS, MAX_BUCKETS, QA, QB, SCALE};
 
 /// The quantised network, read from bullet's file layout: little-endian i16 throughout, the
 /// weight fields in this order, then padding up to a multiple of 64 bytes (zeros, or bullet's
-/// "bulletbullet…"). B output buckets (`MaterialCount<B>`; B = 1 is a net without buckets)
-/// make the file `2·(769·N + B·(2N + 1))` bytes before padding, so for a given N the size
-/// tells B.
+/// "bulletbullet…"). K king buckets (`ChessBucketsMirrored`; K = 1 is plain chess768) and B
+/// output buckets (`MaterialCount<B>`; B = 1 is a net without buckets) make the file
+/// `2·(768·K·N + N + B·(2N + 1))` bytes before padding, so for a given N the size tells K and B.
 #[derive(Clone)]
 pub struct Network {
-    /// One row of N weights per input feature (×QA). Boxed: it is most of the file.
-    pub feature_weights: Box<[[i16; HIDDEN]; INPUTS]>,
+    /// One row of N weights per input (×QA): K buckets of 768 rows. Boxed: it is most of the
+    /// file.
+    pub feature_weights: Box<[[i16; HIDDEN]]>,
     pub feature_bias: [i16; HIDDEN],
     /// Per bucket, first N weights for the side to move's accumulator, then N for the
     /// opponent's (×QB): bullet's `l1w` transposed, so a bucket's weights are contiguous.
@@ -27,28 +29,33 @@ pub struct Network {
     pub output_bias: Vec<i16>,
     /// The bucket of each piece count up to 32, worked out once rather than per evaluation.
     bucket_of: [usize; 33],
+    /// Which of the K copies of the inputs each king square reads.
+    pub king_buckets: KingBuckets,
 }
 
 // The file's bytes are read and written as the weights lie in memory.
 #[cfg(target_endian = "big")]
 compile_error!("net files are little-endian; a big-endian build would read every weight swapped");
 
-/// Bytes of the feature layer, the part of the file that does not depend on B.
+/// Bytes of the feature layer with K = 1, and those each further king bucket adds.
 const FEATURE_BYTES: usize = 2 * (INPUTS * HIDDEN + HIDDEN);
+const KING_BUCKET_BYTES: usize = 2 * INPUTS * HIDDEN;
 /// Bytes each output bucket adds: its 2N weights and its bias.
 const BUCKET_BYTES: usize = 2 * (2 * HIDDEN + 1);
 /// bullet fills the padding of the files it saves with these letters, repeated.
 const BULLET_PADDING: &[u8] = b"bullet";
 
-/// The unpadded and padded file sizes of a net with `buckets` output buckets.
-const fn unpadded_size(buckets: usize) -> usize {
-    FEATURE_BYTES + buckets * BUCKET_BYTES
+/// The unpadded and padded file sizes of a net with K king buckets and B output buckets.
+const fn unpadded_size(king_buckets: usize, buckets: usize) -> usize {
+    FEATURE_BYTES + (king_buckets - 1) * KING_BUCKET_BYTES + buckets * BUCKET_BYTES
 }
-const fn file_size(buckets: usize) -> usize {
-    unpadded_size(buckets).div_ceil(64) * 64
+const fn file_size(king_buckets: usize, buckets: usize) -> usize {
+    unpadded_size(king_buckets, buckets).div_ceil(64) * 64
 }
-// Each bucket adds more than the padding can hide, so a size has at most one B.
+// Each output bucket adds more than the padding can hide, and each king bucket more than the
+// most output buckets and padding: a size has at most one K and one B.
 const _: () = assert!(BUCKET_BYTES > 64);
+const _: () = assert!(KING_BUCKET_BYTES > MAX_BUCKETS * BUCKET_BYTES + 64);
 
 /// The default net, chosen at build time (`EVALFILE` overrides the file `nets/DEFAULT` names).
 static EMBEDDED_NET: &[u8] = include_bytes!(env!("PATINA_EVALFILE"));
@@ -59,22 +66,29 @@ pub enum NetworkError {
     #[error("cannot read net file: {0}")]
     Io(#[from] std::io::Error),
     #[error(
-        "net file has {found} bytes but a 768→{hidden}x2→B net in bullet's layout has \
-         2·(769·{hidden} + B·(2·{hidden} + 1)) bytes padded to 64: {expected} without output \
-         buckets (B = 1), {bucketed} with 8 (this engine was built with N = {hidden})",
-        expected = file_size(1),
-        bucketed = file_size(8)
+        "net file has {found} bytes but a (768·K)→{hidden}x2→B net in bullet's layout has \
+         2·(768·K·{hidden} + {hidden} + B·(2·{hidden} + 1)) bytes padded to 64: {expected} \
+         without buckets (K = B = 1), {bucketed} with 8 output buckets (this engine was built \
+         with N = {hidden})",
+        expected = file_size(1, 1),
+        bucketed = file_size(1, 8)
     )]
     WrongSize { found: usize, hidden: usize },
+    #[error(
+        "net file's size fits {count} king buckets, but this engine has bucket maps for \
+         {KING_BUCKET_COUNTS:?}"
+    )]
+    KingBucketCount { count: usize },
     #[error(
         "net file's size fits {buckets} output buckets, but bullet's MaterialCount buckets \
          split 2 to 32 pieces into 1 to {MAX_BUCKETS}"
     )]
     BucketCount { buckets: usize },
     #[error(
-        "net file is larger than {largest} bytes, the largest 768→{HIDDEN}x2→B net \
-         ({MAX_BUCKETS} output buckets): not a net for this engine",
-        largest = file_size(MAX_BUCKETS)
+        "net file is larger than {largest} bytes, the largest (768·K)→{HIDDEN}x2→B net \
+         ({MAX_KING_BUCKETS} king buckets, {MAX_BUCKETS} output buckets): not a net for this \
+         engine",
+        largest = file_size(MAX_KING_BUCKETS, MAX_BUCKETS)
     )]
     TooLarge,
     #[error(
@@ -113,8 +127,9 @@ fn dot_product_fits(weights: &[i16]) -> bool {
 }
 
 /// Refuses weights the integer inference cannot compute exactly. Works for any hidden width N
-/// (the length of `feature_bias`) and any number of buckets (`output_weights` holds 2N per
-/// bucket), so the trainer can vet a net wider than this build reads. Checked: the
+/// (the length of `feature_bias`) and any number of buckets (`feature_weights` holds 768·N per
+/// king bucket, `output_weights` 2N per output bucket), so the trainer can vet a net wider than
+/// this build reads. Checked: the
 /// accumulators, the 16-bit activation × weight product and each bucket's two i32 dot products.
 pub fn check_ranges(
     feature_weights: &[i16],
@@ -122,7 +137,7 @@ pub fn check_ranges(
     output_weights: &[i16],
 ) -> Result<(), NetworkError> {
     let hidden = feature_bias.len();
-    debug_assert_eq!(feature_weights.len(), INPUTS * hidden);
+    debug_assert_eq!(feature_weights.len() % (INPUTS * hidden), 0);
     debug_assert_eq!(output_weights.len() % (2 * hidden), 0);
     if let Some((index, &value)) = output_weights
         .iter()
@@ -158,19 +173,29 @@ pub fn check_ranges(
 impl Network {
     /// Parses a net file, refusing anything that is not exactly this architecture's layout.
     pub fn from_bytes(bytes: &[u8]) -> Result<Box<Self>, NetworkError> {
-        // The padding is under 64 bytes and a bucket adds more, so rounding down gives the one
-        // B that can fit; the size must then match it exactly.
-        let buckets = bytes.len().saturating_sub(FEATURE_BYTES) / BUCKET_BYTES;
-        if buckets == 0 || bytes.len() != file_size(buckets) {
-            return Err(NetworkError::WrongSize {
-                found: bytes.len(),
-                hidden: HIDDEN,
-            });
+        // Each king bucket adds more than all output buckets and padding, and each output
+        // bucket more than the padding, so rounding down gives the one K and B that can fit;
+        // the size must then match them exactly.
+        let wrong_size = NetworkError::WrongSize {
+            found: bytes.len(),
+            hidden: HIDDEN,
+        };
+        let Some(beyond_one_bucket) = bytes.len().checked_sub(FEATURE_BYTES) else {
+            return Err(wrong_size);
+        };
+        let king_buckets = 1 + beyond_one_bucket / KING_BUCKET_BYTES;
+        let buckets = (beyond_one_bucket % KING_BUCKET_BYTES) / BUCKET_BYTES;
+        if buckets == 0 || bytes.len() != file_size(king_buckets, buckets) {
+            return Err(wrong_size);
         }
         if buckets > MAX_BUCKETS {
             return Err(NetworkError::BucketCount { buckets });
         }
-        let unpadded = unpadded_size(buckets);
+        let king_buckets =
+            KingBuckets::with_count(king_buckets).ok_or(NetworkError::KingBucketCount {
+                count: king_buckets,
+            })?;
+        let unpadded = unpadded_size(king_buckets.count(), buckets);
         let padding = &bytes[unpadded..];
         let zeros = padding.iter().all(|&b| b == 0);
         let bullets = padding
@@ -179,7 +204,7 @@ impl Network {
         if !(zeros || bullets) {
             return Err(NetworkError::BadPadding { unpadded });
         }
-        let mut net = Self::zeroed(buckets);
+        let mut net = Self::zeroed(king_buckets, buckets);
         let mut values = bytes[..unpadded]
             .chunks_exact(2)
             .map(|b| i16::from_le_bytes([b[0], b[1]]));
@@ -199,7 +224,7 @@ impl Network {
     /// Reads at most one byte more than the largest net, so that a path to something endless
     /// or huge (`/dev/zero`, a data file) is refused by its size instead of filling memory.
     pub fn load(path: &Path) -> Result<Box<Self>, NetworkError> {
-        let largest = file_size(MAX_BUCKETS);
+        let largest = file_size(MAX_KING_BUCKETS, MAX_BUCKETS);
         let mut bytes = Vec::new();
         std::fs::File::open(path)?
             .take(largest as u64 + 1)
@@ -218,21 +243,23 @@ impl Network {
     /// The file bytes, padding included.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut bytes: Vec<u8> = self.weights().flat_map(|w| w.to_le_bytes()).collect();
-        bytes.resize(file_size(self.buckets()), 0);
+        bytes.resize(file_size(self.king_buckets.count(), self.buckets()), 0);
         bytes
     }
 
+    /// Output buckets (B).
     pub fn buckets(&self) -> usize {
         self.output_bias.len()
     }
 
-    fn zeroed(buckets: usize) -> Box<Self> {
+    fn zeroed(king_buckets: KingBuckets, buckets: usize) -> Box<Self> {
         Box::new(Self {
-            feature_weights: bytemuck::zeroed_box(),
+            feature_weights: bytemuck::zeroed_slice_box(INPUTS * king_buckets.count()),
             feature_bias: [0; HIDDEN],
             output_weights: vec![[0; 2 * HIDDEN]; buckets],
             output_bias: vec![0; buckets],
             bucket_of: std::array::from_fn(|pieces| output_bucket(pieces, buckets)),
+            king_buckets,
         })
     }
 
@@ -255,20 +282,21 @@ impl Network {
             .chain(&mut self.output_bias)
     }
 
-    /// A seeded random network without output buckets: generation 0 of the zero-knowledge
-    /// lineage.
+    /// A seeded random network without buckets: generation 0 of the zero-knowledge lineage.
     pub fn random(seed: u64) -> Box<Self> {
-        Self::random_bucketed(seed, 1)
+        Self::random_bucketed(seed, 1, 1)
     }
 
-    /// A seeded random network with `buckets` output buckets. Weights are uniform in
-    /// ±1/√fan-in (as a trainer initialises them), then quantised.
-    pub fn random_bucketed(seed: u64, buckets: usize) -> Box<Self> {
+    /// A seeded random network with `king_buckets` king and `buckets` output buckets. Weights
+    /// are uniform in ±1/√fan-in (as a trainer initialises them), then quantised.
+    pub fn random_bucketed(seed: u64, king_buckets: usize, buckets: usize) -> Box<Self> {
         assert!((1..=MAX_BUCKETS).contains(&buckets), "{buckets} buckets");
+        let king_buckets = KingBuckets::with_count(king_buckets)
+            .unwrap_or_else(|| panic!("no map for {king_buckets} king buckets"));
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
         let mut uniform =
             |bound: f64| (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * 2.0 * bound - bound;
-        let mut net = Self::zeroed(buckets);
+        let mut net = Self::zeroed(king_buckets, buckets);
         let feature_bound = 1.0 / (INPUTS as f64).sqrt();
         for w in net
             .feature_weights

@@ -1,4 +1,4 @@
-//! The network's vector kernels: the five operations inference needs, behind the `Kernels`
+//! The network's vector kernels: the six operations inference needs, behind the `Kernels`
 //! trait. `Scalar` is the plain-loop reference that every other path must match bit for bit;
 //! it stays compiled so tests and benchmarks can compare against it. The vector paths are
 //! written once (`vector`) over a handful of register operations that each instruction set
@@ -71,6 +71,8 @@ pub trait Kernels {
     const NAME: &'static str;
 
     fn add_assign<const N: usize>(acc: &mut [i16; N], add: &[i16; N]);
+
+    fn sub_assign<const N: usize>(acc: &mut [i16; N], sub: &[i16; N]);
 
     fn add_sub<const N: usize>(
         output: &mut [i16; N],

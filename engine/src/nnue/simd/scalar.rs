@@ -15,6 +15,12 @@ impl Kernels for Scalar {
         }
     }
 
+    fn sub_assign<const N: usize>(acc: &mut [i16; N], sub: &[i16; N]) {
+        for (a, &w) in acc.iter_mut().zip(sub) {
+            *a = a.wrapping_sub(w);
+        }
+    }
+
     fn add_sub<const N: usize>(
         output: &mut [i16; N],
         input: &[i16; N],

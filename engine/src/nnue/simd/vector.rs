@@ -74,6 +74,10 @@ impl<V: Vector> Kernels for V {
         update::<V, N, 1, 0>(acc, None, [add], []);
     }
 
+    fn sub_assign<const N: usize>(acc: &mut [i16; N], sub: &[i16; N]) {
+        update::<V, N, 0, 1>(acc, None, [], [sub]);
+    }
+
     fn add_sub<const N: usize>(
         output: &mut [i16; N],
         input: &[i16; N],
