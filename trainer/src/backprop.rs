@@ -5,10 +5,10 @@
 //! the backward sweep turns them into gradients and gathers, for each feature row, the
 //! gradients of the positions where it is active (found through `Occurrences`), so a row's
 //! gradient is written once per chunk rather than once per position using it. A block's slice
-//! of the feature weights and of their gradients (768 rows of `BLOCK` floats each) stays in L2
-//! while the whole chunk passes through it, so the ~25 rows each perspective of a position
-//! touches come from L2 rather than L3 (whole rows at large N), whatever order the positions
-//! arrive in.
+//! of the feature weights and of their gradients (a row of `BLOCK` floats per input, 768 per
+//! king bucket) stays in L2 while the whole chunk passes through it, so the ~25 rows each
+//! perspective of a position touches come from L2 rather than L3 (whole rows at large N),
+//! whatever order the positions arrive in.
 //!
 //! For that the slices must be contiguous: in bullet's row-major layout a block's rows sit 4N
 //! bytes apart, and at large N such a power-of-two stride maps them all onto a few cache sets
@@ -20,18 +20,19 @@
 //! from L2. Everything else, and every sum, is f32.
 
 use crate::features::{sigmoid, Features, MAX_ACTIVE};
-use crate::model::{activated_dot, screlu, Model};
+use crate::model::{activated_dot, screlu, Model, Shape};
 use crate::precision::{RowFormat, BLOCK};
-use patina::nnue::INPUTS;
 
 /// Positions per chunk: loading a block's weight rows into L2 is paid for hundreds of times
-/// over, and per-chunk costs (the feature index, one pass over all 768 gradient rows) are
+/// over, and per-chunk costs (the feature index, one pass over all the gradient rows) are
 /// spread thin. 128 and 512 positions were no faster, 32 and 64 slower (N = 128 and 256).
 pub const CHUNK: usize = 256;
 
-/// The feature weights as `[N / BLOCK][INPUTS][P::WORDS]`.
+/// The feature weights as `[N / BLOCK][inputs][P::WORDS]`.
 pub struct BlockedWeights<const N: usize, P: RowFormat> {
     values: Vec<P::Word>,
+    /// Feature rows: 768 per king bucket.
+    inputs: usize,
 }
 
 impl<const N: usize, P: RowFormat> PartialEq for BlockedWeights<N, P> {
@@ -48,8 +49,10 @@ impl<const N: usize, P: RowFormat> BlockedWeights<N, P> {
 
     pub fn new(model: &Model<N>) -> Self {
         let () = Self::SHAPE_OK;
+        let inputs = model.shape().inputs();
         let mut weights = Self {
-            values: vec![P::Word::default(); INPUTS * N / BLOCK * P::WORDS],
+            values: vec![P::Word::default(); inputs * N / BLOCK * P::WORDS],
+            inputs,
         };
         weights.refresh(model);
         weights
@@ -57,10 +60,10 @@ impl<const N: usize, P: RowFormat> BlockedWeights<N, P> {
 
     /// Copies the model's feature weights in again.
     pub fn refresh(&mut self, model: &Model<N>) {
-        let rows = &model.params[..Model::<N>::FEATURE_BIAS];
+        let rows = &model.params[..Model::<N>::feature_bias(model.shape())];
         for (row, weights) in rows.chunks_exact(N).enumerate() {
             for (b, part) in weights.chunks_exact(BLOCK).enumerate() {
-                let dst = &mut self.values[(b * INPUTS + row) * P::WORDS..][..P::WORDS];
+                let dst = &mut self.values[(b * self.inputs + row) * P::WORDS..][..P::WORDS];
                 P::pack(part.try_into().unwrap(), dst);
             }
         }
@@ -70,9 +73,9 @@ impl<const N: usize, P: RowFormat> BlockedWeights<N, P> {
     /// order, rows `k·rows..(k+1)·rows`, so whoever updates those rows of the model can rewrite
     /// their copies alongside.
     pub fn row_runs(&mut self, rows: usize) -> Vec<Vec<&mut [P::Word]>> {
-        let runs_per_block = INPUTS.div_ceil(rows);
+        let runs_per_block = self.inputs.div_ceil(rows);
         let mut runs: Vec<Vec<_>> = (0..runs_per_block).map(|_| Vec::new()).collect();
-        for block in self.values.chunks_exact_mut(INPUTS * P::WORDS) {
+        for block in self.values.chunks_exact_mut(self.inputs * P::WORDS) {
             for (k, run) in block.chunks_mut(rows * P::WORDS).enumerate() {
                 runs[k].push(run);
             }
@@ -99,7 +102,7 @@ pub fn copy_rows_to_runs<const N: usize, P: RowFormat>(rows: &[f32], runs: &mut 
 pub struct Gradients<const N: usize, P: RowFormat> {
     features: Vec<f32>,
     dense: Vec<f32>,
-    buckets: usize,
+    shape: Shape,
     pub touched: Vec<bool>,
     /// The chunk's accumulators, `[N / BLOCK][CHUNK][2][BLOCK]`, from one sweep to the next.
     hidden: Vec<f32>,
@@ -116,29 +119,31 @@ pub struct Gradients<const N: usize, P: RowFormat> {
 }
 
 impl<const N: usize, P: RowFormat> Gradients<N, P> {
-    /// For a model with `buckets` output buckets.
-    pub fn new(buckets: usize) -> Self {
+    /// For a model of this shape.
+    pub fn new(shape: Shape) -> Self {
+        let inputs = shape.inputs();
         Self {
-            features: vec![0.0; INPUTS * N],
-            dense: vec![0.0; Model::<N>::param_count(buckets) - Model::<N>::FEATURE_BIAS],
-            buckets,
-            touched: vec![false; INPUTS],
+            features: vec![0.0; inputs * N],
+            dense: vec![0.0; Model::<N>::param_count(shape) - Model::<N>::feature_bias(shape)],
+            shape,
+            touched: vec![false; inputs],
             hidden: vec![0.0; 2 * CHUNK * N],
             hidden_grads: vec![P::Word::default(); 2 * CHUNK * P::WORDS],
-            occurrences: Occurrences::new(),
+            occurrences: Occurrences::new(inputs),
             outputs: vec![0.0; CHUNK],
             position_buckets: vec![0; CHUNK],
-            out_grads: vec![[[0.0; BLOCK]; 2]; buckets],
+            out_grads: vec![[[0.0; BLOCK]; 2]; shape.buckets],
         }
     }
 
     /// The gradient of parameter `index` of `Model::params`.
     pub fn get(&self, index: usize) -> f32 {
-        match index.checked_sub(Model::<N>::FEATURE_BIAS) {
+        match index.checked_sub(Model::<N>::feature_bias(self.shape)) {
             Some(dense) => self.dense[dense],
             None => {
                 let (row, neuron) = (index / N, index % N);
-                self.features[((neuron / BLOCK) * INPUTS + row) * BLOCK + neuron % BLOCK]
+                let inputs = self.shape.inputs();
+                self.features[((neuron / BLOCK) * inputs + row) * BLOCK + neuron % BLOCK]
             }
         }
     }
@@ -146,7 +151,7 @@ impl<const N: usize, P: RowFormat> Gradients<N, P> {
     /// Adds the gradients of `Model::params[start..start + dst.len()]` to `dst`. A stretch of
     /// feature weights must be whole rows; untouched rows are skipped.
     pub fn add_to(&self, start: usize, dst: &mut [f32]) {
-        if let Some(dense) = start.checked_sub(Model::<N>::FEATURE_BIAS) {
+        if let Some(dense) = start.checked_sub(Model::<N>::feature_bias(self.shape)) {
             add(dst, &self.dense[dense..][..dst.len()]);
             return;
         }
@@ -157,7 +162,7 @@ impl<const N: usize, P: RowFormat> Gradients<N, P> {
                 for (b, part) in row.chunks_exact_mut(BLOCK).enumerate() {
                     add(
                         part,
-                        &self.features[(b * INPUTS + index) * BLOCK..][..BLOCK],
+                        &self.features[(b * self.shape.inputs() + index) * BLOCK..][..BLOCK],
                     );
                 }
             }
@@ -166,7 +171,7 @@ impl<const N: usize, P: RowFormat> Gradients<N, P> {
 
     /// Back to zero, touching only rows that were written.
     pub fn clear(&mut self) {
-        for block in self.features.chunks_exact_mut(INPUTS * BLOCK) {
+        for block in self.features.chunks_exact_mut(self.shape.inputs() * BLOCK) {
             for (row, touched) in block.chunks_exact_mut(BLOCK).zip(&self.touched) {
                 if *touched {
                     row.fill(0.0);
@@ -186,7 +191,7 @@ pub fn backprop<const N: usize, P: RowFormat>(
     positions: &[(Features, f32)],
     grad: &mut Gradients<N, P>,
 ) -> f64 {
-    debug_assert_eq!(model.buckets, grad.buckets);
+    debug_assert_eq!(model.shape(), grad.shape);
     positions
         .chunks(CHUNK)
         .map(|chunk| backprop_chunk(model, weights, chunk, grad))
@@ -234,7 +239,7 @@ fn forward_sweep<const N: usize, P: RowFormat>(
         *bucket = model.bucket(features);
         *output = model.output_bias_of(*bucket);
     }
-    let blocks = weights.values.chunks_exact(INPUTS * P::WORDS);
+    let blocks = weights.values.chunks_exact(weights.inputs * P::WORDS);
     for (b, (rows, hidden)) in blocks
         .zip(grad.hidden.chunks_exact_mut(2 * CHUNK * BLOCK))
         .enumerate()
@@ -267,7 +272,7 @@ fn backward_sweep<const N: usize, P: RowFormat>(
     let deltas = &grad.outputs[..positions.len()];
     let buckets = &grad.position_buckets[..positions.len()];
     let dense = &mut grad.dense;
-    let blocks = grad.features.chunks_exact_mut(INPUTS * BLOCK);
+    let blocks = grad.features.chunks_exact_mut(grad.shape.inputs() * BLOCK);
     for (b, (rows, hidden)) in blocks
         .zip(grad.hidden.chunks_exact(2 * CHUNK * BLOCK))
         .enumerate()
@@ -310,11 +315,11 @@ fn backward_sweep<const N: usize, P: RowFormat>(
         }
     }
     // Summed per bucket before adding, as one sum when there is one bucket.
-    let mut bias_sums = vec![0.0f32; grad.buckets];
+    let mut bias_sums = vec![0.0f32; grad.shape.buckets];
     for (&delta, &bucket) in deltas.iter().zip(buckets) {
         bias_sums[bucket] += delta;
     }
-    add(&mut dense[N + 2 * N * grad.buckets..], &bias_sums);
+    add(&mut dense[N + 2 * N * grad.shape.buckets..], &bias_sums);
 }
 
 /// For each feature row, the chunk's slots (`2 · position + side`) where it is active, in
@@ -329,12 +334,12 @@ struct Occurrences {
 impl Occurrences {
     const SLOT_LIMIT: () = assert!(2 * CHUNK <= 1 << 16, "slots must fit in u16");
 
-    fn new() -> Self {
+    fn new(inputs: usize) -> Self {
         let () = Self::SLOT_LIMIT;
         Self {
-            starts: vec![0; INPUTS + 1],
+            starts: vec![0; inputs + 1],
             slots: vec![0; 2 * CHUNK * MAX_ACTIVE],
-            cursor: vec![0; INPUTS],
+            cursor: vec![0; inputs],
         }
     }
 
@@ -352,7 +357,7 @@ impl Occurrences {
             total += *count;
             *count = *start;
         }
-        self.starts[INPUTS] = total;
+        *self.starts.last_mut().expect("one start more than rows") = total;
         for (p, (features, _)) in positions.iter().enumerate() {
             for (side, rows) in [features.stm(), features.ntm()].into_iter().enumerate() {
                 let slot = (2 * p + side) as u16;

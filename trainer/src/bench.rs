@@ -10,7 +10,7 @@ use viriformat::dataformat::Filter;
 
 use crate::error::Result;
 use crate::loader::Dataset;
-use crate::model::Model;
+use crate::model::{Model, Shape};
 use crate::precision::{Precision, RowFormat};
 use crate::shuffle::Split;
 use crate::synthetic;
@@ -92,7 +92,8 @@ fn measure<const N: usize, P: RowFormat>(
     if !shuffle {
         split = split.in_file_order();
     }
-    let mut trainer = Trainer::<N, P>::new(Model::random(0, 1), data, split, BATCH_SIZE, threads)?;
+    let model = Model::random(0, Shape::plain(1)).expect("plain nets need no bucket map");
+    let mut trainer = Trainer::<N, P>::new(model, data, split, BATCH_SIZE, threads)?;
     trainer.train_batch(0.001, 0.5)?;
     let clock = Instant::now();
     for _ in 0..batches {

@@ -15,9 +15,12 @@ use crate::history::Record;
 use crate::precision::Precision;
 
 const MAGIC: &[u8; 8] = b"PATINACK";
-/// Version 4: runs hold out the data's last positions for validation. Earlier versions come from
-/// trainers that held out random ones, so their runs cannot continue exactly and are refused.
-const VERSION: u32 = 4;
+/// Version 5 adds the number of king buckets after the output buckets; a version 4 checkpoint is
+/// the same without it (no king buckets). Version 4 began holding out the data's last positions
+/// for validation: earlier versions come from trainers that held out random ones, so their runs
+/// cannot continue exactly and are refused.
+const VERSION: u32 = 5;
+const FIRST_READABLE: u32 = 4;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Checkpoint {
@@ -25,6 +28,8 @@ pub struct Checkpoint {
     pub hidden: u64,
     /// Output buckets B.
     pub buckets: u64,
+    /// King buckets K.
+    pub king_buckets: u64,
     pub precision: Precision,
     /// Reproducibility holds for the same thread count.
     pub threads: u64,
@@ -48,6 +53,7 @@ impl Checkpoint {
         // existed would otherwise take today's defaults.
         config.hidden = self.hidden as usize;
         config.buckets = self.buckets as usize;
+        config.king_buckets = self.king_buckets as usize;
         config.precision = self.precision;
         config.out_dir = out_dir.unwrap_or(folder_of(at)).to_owned();
         Ok(config)
@@ -59,6 +65,7 @@ impl Checkpoint {
         for v in [
             self.hidden,
             self.buckets,
+            self.king_buckets,
             self.precision.code(),
             self.threads,
             self.step,
@@ -102,7 +109,7 @@ impl Checkpoint {
             return Err("not a Patina trainer checkpoint".into());
         }
         let version = u32::from_le_bytes(r.take(4)?.try_into().unwrap());
-        if version < VERSION {
+        if version < FIRST_READABLE {
             return Err(format!(
                 "checkpoint version {version} is from a trainer that validated on random \
                  positions, not on the data's last ones, so its run cannot continue: train afresh"
@@ -114,6 +121,7 @@ impl Checkpoint {
             ));
         }
         let (hidden, buckets) = (r.u64()?, r.u64()?);
+        let king_buckets = if version == 4 { 1 } else { r.u64()? };
         let code = r.u64()?;
         let precision =
             Precision::from_code(code).ok_or(format!("unknown precision code {code}"))?;
@@ -146,6 +154,7 @@ impl Checkpoint {
             config_toml,
             hidden,
             buckets,
+            king_buckets,
             precision,
             threads,
             step,
@@ -234,6 +243,7 @@ mod tests {
             config_toml: "net_id = \"x\"\n".into(),
             hidden: 64,
             buckets: 8,
+            king_buckets: 4,
             precision: Precision::Bf16,
             threads: 2,
             step: 12,
@@ -286,8 +296,24 @@ mod tests {
             older.contains("version 3") && older.contains("train afresh"),
             "{older}"
         );
-        let newer = Checkpoint::from_bytes(&with_version(5)).unwrap_err();
-        assert!(newer.contains("version 5"), "{newer}");
+        let newer = Checkpoint::from_bytes(&with_version(6)).unwrap_err();
+        assert!(newer.contains("version 6"), "{newer}");
+    }
+
+    /// Version 4, written before king buckets, is version 5 without their count: it reads as a
+    /// run without them.
+    #[test]
+    fn version_4_reads_as_one_king_bucket() {
+        let mut checkpoint = sample();
+        checkpoint.king_buckets = 1;
+        let current = checkpoint.to_bytes();
+        // The count is the third u64 after the magic and version.
+        let field = 8 + 4 + 2 * 8;
+        let mut bytes = [&current[..field], &current[field + 8..current.len() - 8]].concat();
+        bytes[8..12].copy_from_slice(&4u32.to_le_bytes());
+        bytes.extend(checksum(&bytes).to_le_bytes());
+        // Compared as bytes: the sample's NaN validation loss is unequal to itself.
+        assert_eq!(Checkpoint::from_bytes(&bytes).unwrap().to_bytes(), current);
     }
 
     #[test]

@@ -7,9 +7,10 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 use viriformat::dataformat::Filter;
 
-use patina::nnue::MAX_BUCKETS;
+use patina::nnue::{KING_BUCKET_COUNTS, MAX_BUCKETS};
 
 use crate::error::{Result, TrainerError};
+use crate::model::Shape;
 use crate::precision::Precision;
 use crate::schedule::{LrSchedule, WdlSchedule};
 use crate::shuffle::Split;
@@ -65,6 +66,9 @@ pub struct Config {
     /// Output buckets B (bullet's `MaterialCount<B>`, picked by the piece count; 1 is a net
     /// without buckets); by default the embedded net's, as with `hidden`.
     pub buckets: usize,
+    /// King buckets K (bullet's `ChessBucketsMirrored` with the engine's map for K: one of
+    /// `KING_BUCKET_COUNTS`, 1 for plain chess768 inputs); by default the embedded net's.
+    pub king_buckets: usize,
     /// Number format of the backward pass's working rows (`precision`).
     pub precision: Precision,
     /// The run's length; with `epochs` set (the default) it follows from the data's size when
@@ -103,6 +107,7 @@ impl Default for Config {
             init: None,
             hidden: patina::nnue::HIDDEN,
             buckets: patina::nnue::Network::embedded().buckets(),
+            king_buckets: patina::nnue::Network::embedded().king_buckets.count(),
             precision: Precision::default(),
             superbatches,
             epochs: Some(defaults::EPOCHS),
@@ -202,6 +207,12 @@ impl Config {
                 self.buckets
             )));
         }
+        if !KING_BUCKET_COUNTS.contains(&self.king_buckets) {
+            return Err(TrainerError::Config(format!(
+                "king buckets must be one of {KING_BUCKET_COUNTS:?} (1: none), not {}",
+                self.king_buckets
+            )));
+        }
         if self.epochs.is_some_and(|e| !(e > 0.0 && e <= 10_000.0)) {
             return fail("epochs must be a number above 0 and at most 10000");
         }
@@ -248,6 +259,14 @@ impl Config {
 }
 
 impl Config {
+    /// The net's king and output buckets.
+    pub fn shape(&self) -> Shape {
+        Shape {
+            king_buckets: self.king_buckets,
+            buckets: self.buckets,
+        }
+    }
+
     /// The run on the data `split` divides: `validation` the positions held out and, with
     /// `epochs` set, the run sized to the training positions.
     pub fn sized_to(&self, split: &Split) -> Self {
@@ -305,7 +324,12 @@ fn check_filter(filter: &Filter) -> Result<()> {
 
 impl fmt::Display for Config {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        let net = format!("768→{}x2→{} SCReLU", self.hidden, self.buckets);
+        let net = format!(
+            "{}→{}x2→{} SCReLU",
+            self.shape().inputs(),
+            self.hidden,
+            self.buckets
+        );
         writeln!(f, "net               {} ({net})", self.net_id)?;
         for path in &self.data {
             writeln!(f, "bulletformat      {}", path.display())?;
@@ -451,6 +475,14 @@ mod tests {
             },
             Config {
                 buckets: MAX_BUCKETS + 1,
+                ..base.clone()
+            },
+            Config {
+                king_buckets: 0,
+                ..base.clone()
+            },
+            Config {
+                king_buckets: 2,
                 ..base.clone()
             },
             Config {

@@ -7,7 +7,7 @@
 //! (`patina::nnue::InputView::default()`) for the two real colours.
 
 use bulletformat::ChessBoard;
-use patina::nnue::SCALE;
+use patina::nnue::{KingBuckets, SCALE};
 
 /// A position has at most 32 pieces.
 pub const MAX_ACTIVE: usize = 32;
@@ -21,12 +21,18 @@ pub struct Features {
 }
 
 impl Features {
-    /// The record must have passed `check_record` (at most 32 pieces, piece types 0–5).
+    /// The record must have passed `check_record` (at most 32 pieces, piece types 0–5, king
+    /// squares on the board). With king buckets each perspective's rows are those of its king's
+    /// bucket, its squares mirrored when that king is on files e–h, as bullet's
+    /// `ChessBucketsMirrored` reads the record (bulletformat stores the other side's king square
+    /// from that side's view).
     ///
     /// Reads the record's fields directly (bit by bit as bulletformat's own iterator does):
     /// this runs for every position of every batch.
     #[inline]
-    pub fn of(board: &ChessBoard) -> Self {
+    pub fn of(board: &ChessBoard, king_buckets: &KingBuckets) -> Self {
+        let stm_view = king_buckets.view_from_own_side(usize::from(board.our_ksq()));
+        let ntm_view = king_buckets.view_from_own_side(usize::from(board.opp_ksq()));
         let (mut stm, mut ntm) = ([0; MAX_ACTIVE], [0; MAX_ACTIVE]);
         // A local count, not `self.len`: the loop stays in registers instead of a store and
         // reload of the length per piece.
@@ -37,9 +43,10 @@ impl Features {
             occupied &= occupied - 1;
             // The k-th occupied square's piece is the k-th nibble, low nibble first.
             let piece = u16::from(board.pcs[len / 2] >> (4 * (len & 1))) & 0b1111;
-            let (theirs, piece_square) = (piece >> 3, 64 * (piece & 7));
-            stm[len] = 384 * theirs + piece_square + square;
-            ntm[len] = 384 * (theirs ^ 1) + piece_square + (square ^ 56);
+            let (theirs, piece_type) = (piece >> 3 != 0, usize::from(piece & 7));
+            let square = usize::from(square);
+            stm[len] = stm_view.index_from_own_side(theirs, piece_type, square) as u16;
+            ntm[len] = ntm_view.index_from_own_side(!theirs, piece_type, square ^ 56) as u16;
             len += 1;
         }
         Self { stm, ntm, len }
@@ -66,6 +73,9 @@ pub fn check_record(board: &ChessBoard) -> Result<(), &'static str> {
     }
     if board.result > 2 {
         return Err("result is not 0, 1 or 2");
+    }
+    if board.our_ksq() > 63 || board.opp_ksq() > 63 {
+        return Err("king square is off the board");
     }
     Ok(())
 }
@@ -117,7 +127,7 @@ mod tests {
         ];
         for fen in fens {
             let board = Board::from_fen(fen).unwrap();
-            let features = Features::of(&record(fen));
+            let features = Features::of(&record(fen), &KingBuckets::none());
             let (us, them) = (board.side_to_move(), !board.side_to_move());
             let mut stm = features.stm().to_vec();
             let mut ntm = features.ntm().to_vec();
@@ -159,7 +169,7 @@ mod tests {
 
     #[test]
     fn king_buckets_are_bullets_chess_buckets_mirrored() {
-        use patina::nnue::{KingBuckets, KING_BUCKET_COUNTS};
+        use patina::nnue::KING_BUCKET_COUNTS;
         let fens = [
             "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
             "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R b KQkq - 0 1",
@@ -185,6 +195,15 @@ mod tests {
                 let (stm, ntm) = bullet_king_bucketed(&record(fen), buckets.map());
                 assert_eq!(engine(board.side_to_move()), stm, "{count} buckets, {fen}");
                 assert_eq!(engine(!board.side_to_move()), ntm, "{count} buckets, {fen}");
+                // And the trainer's own reading of the record.
+                let features = Features::of(&record(fen), &buckets);
+                let sorted = |rows: &[u16]| {
+                    let mut rows: Vec<usize> = rows.iter().map(|&r| usize::from(r)).collect();
+                    rows.sort_unstable();
+                    rows
+                };
+                assert_eq!(sorted(features.stm()), stm, "{count} buckets, {fen}");
+                assert_eq!(sorted(features.ntm()), ntm, "{count} buckets, {fen}");
             }
         }
     }
@@ -192,7 +211,7 @@ mod tests {
     #[test]
     fn reads_records_as_bulletformats_iterator_does() {
         let board = record("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R b KQkq - 0 1");
-        let features = Features::of(&board);
+        let features = Features::of(&board, &KingBuckets::none());
         let pairs: Vec<(u8, u8)> = board.into_iter().collect();
         assert_eq!(pairs.len(), features.len);
         for (k, (piece, square)) in pairs.into_iter().enumerate() {
@@ -223,5 +242,13 @@ mod tests {
         let mut board = record("4k3/8/8/8/8/8/8/4K2R w K - 0 1");
         board.occ = u64::MAX;
         assert!(check_record(&board).is_err());
+        for king in [64, 255] {
+            let mut board = record("4k3/8/8/8/8/8/8/4K2R w K - 0 1");
+            board.ksq = king;
+            assert_eq!(check_record(&board), Err("king square is off the board"));
+            let mut board = record("4k3/8/8/8/8/8/8/4K2R w K - 0 1");
+            board.opp_ksq = king;
+            assert_eq!(check_record(&board), Err("king square is off the board"));
+        }
     }
 }

@@ -112,7 +112,7 @@ struct TrainArgs {
     #[arg(long, help = with_default(
         "Folder for the nets, checkpoints, config and log", defaults::OUT_DIR))]
     out_dir: Option<PathBuf>,
-    /// Start from this net's weights instead of random ones (a fine-tune; same N and B).
+    /// Start from this net's weights instead of random ones (a fine-tune; same N, K and B).
     #[arg(long)]
     init: Option<PathBuf>,
     #[arg(long, help = with_default(
@@ -126,6 +126,11 @@ struct TrainArgs {
         "Output buckets B (1 to 32; 1 is none), chosen by piece count as bullet's `MaterialCount<B>`",
         format!("{}, the engine's", Network::embedded().buckets())))]
     buckets: Option<usize>,
+    #[arg(long, help = with_default(
+        "King buckets K: 1 (none), 4, 8 or 16, by each side's king square as bullet's \
+         `ChessBucketsMirrored` with the engine's map (nets/README.md)",
+        format!("{}, the engine's", Network::embedded().king_buckets.count())))]
+    king_buckets: Option<usize>,
     #[arg(long, value_enum, help = with_default(
         "Number format of the weights and hidden gradients the backward pass sums (f32 computes \
          exactly as bullet does)",
@@ -225,6 +230,7 @@ impl TrainArgs {
             || self.init.is_some()
             || self.hidden.is_some()
             || self.buckets.is_some()
+            || self.king_buckets.is_some()
             || self.precision.is_some()
             || self.superbatches.is_some()
             || self.epochs.is_some()
@@ -255,6 +261,7 @@ impl TrainArgs {
             net_id,
             hidden,
             buckets,
+            king_buckets,
             precision,
             superbatches,
             batch_size,
@@ -561,6 +568,14 @@ mod tests {
         let config = Config::from_toml(&format!("buckets = {other}\n")).unwrap();
         assert_eq!(config.buckets, other);
         assert!(config.to_toml().contains(&format!("buckets = {other}")));
+        let embedded = patina::nnue::Network::embedded().king_buckets.count();
+        assert_eq!(configured(&[]).unwrap().king_buckets, embedded);
+        assert_eq!(
+            configured(&["--king-buckets", "16"]).unwrap().king_buckets,
+            16
+        );
+        let refused = configured(&["--king-buckets", "3"]).unwrap().validate();
+        assert!(refused.unwrap_err().to_string().contains("king buckets"));
     }
 
     /// `--epochs` sizes the run to the data when it starts, cosine schedule included.

@@ -1,6 +1,7 @@
-//! The float network the trainer optimises: the engine's 768→N×2→B SCReLU net before
-//! quantisation (B output buckets, one of which a position's piece count picks; B = 1 is a
-//! plain net), and its forward pass (the backward pass is in `backprop`).
+//! The float network the trainer optimises: the engine's (768·K)→N×2→B SCReLU net before
+//! quantisation (K king buckets, one of which each perspective's king square picks; B output
+//! buckets, one of which a position's piece count picks; K = B = 1 is a plain net), and its
+//! forward pass (the backward pass is in `backprop`).
 //!
 //! All parameters live in one flat `Vec<f32>` in the order of bullet's file (feature weights
 //! row by row, feature bias, per bucket the output weights for the side to move then the other
@@ -16,7 +17,7 @@ use rand_xoshiro::{
 };
 
 use crate::features::Features;
-use patina::nnue::{output_bucket, INPUTS};
+use patina::nnue::{output_bucket, KingBuckets, INPUTS};
 
 /// Hidden neurons the forward pass sums together: 64 f32 lanes are 8 AVX2 registers. Fixed
 /// whatever the CPU, so that a model's outputs (and the synthetic data labelled with them) are
@@ -26,59 +27,103 @@ const BLOCK: usize = 64;
 /// compiler only vectorises a reduction we split into lanes ourselves).
 const LANES: usize = 16;
 
-#[derive(Clone, Debug, PartialEq)]
-pub struct Model<const N: usize> {
-    pub params: Vec<f32>,
-    /// Output buckets (B): a run-time setting, unlike N, since it only sizes the output layer.
+/// The run-time part of a net's shape (N, the width, is a compile-time constant): K king buckets
+/// (one of `patina::nnue::KING_BUCKET_COUNTS`) and B output buckets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shape {
+    pub king_buckets: usize,
     pub buckets: usize,
 }
 
+impl Shape {
+    /// No king buckets, B output buckets.
+    pub const fn plain(buckets: usize) -> Self {
+        Self {
+            king_buckets: 1,
+            buckets,
+        }
+    }
+
+    /// Rows of feature weights: 768 per king bucket.
+    pub const fn inputs(self) -> usize {
+        INPUTS * self.king_buckets
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Model<const N: usize> {
+    pub params: Vec<f32>,
+    /// Output buckets (B).
+    pub buckets: usize,
+    /// King buckets and their map, by which `Features::of` picks each perspective's rows.
+    pub king_buckets: KingBuckets,
+}
+
 impl<const N: usize> Model<N> {
-    pub const FEATURE_BIAS: usize = INPUTS * N;
-    pub const OUTPUT_WEIGHTS: usize = Self::FEATURE_BIAS + N;
     const SHAPE_OK: () = assert!(
         N > 0 && N.is_multiple_of(BLOCK),
         "N must be a positive multiple of 64"
     );
 
+    /// Index of the feature bias: after one row of N weights per input.
+    pub const fn feature_bias(shape: Shape) -> usize {
+        shape.inputs() * N
+    }
+
+    /// Index of the first output weight: after the N feature biases.
+    pub const fn output_weights(shape: Shape) -> usize {
+        Self::feature_bias(shape) + N
+    }
+
     /// Index of the first output bias: after B rows of 2N output weights.
-    pub const fn output_bias(buckets: usize) -> usize {
-        Self::OUTPUT_WEIGHTS + 2 * N * buckets
+    pub const fn output_bias(shape: Shape) -> usize {
+        Self::output_weights(shape) + 2 * N * shape.buckets
     }
 
     /// Number of parameters.
-    pub const fn param_count(buckets: usize) -> usize {
-        Self::output_bias(buckets) + buckets
+    pub const fn param_count(shape: Shape) -> usize {
+        Self::output_bias(shape) + shape.buckets
     }
 
-    pub fn zeroed(buckets: usize) -> Self {
-        let () = Self::SHAPE_OK;
-        Self {
-            params: vec![0.0; Self::param_count(buckets)],
-            buckets,
-        }
+    /// None if K has no bucket map.
+    pub fn zeroed(shape: Shape) -> Option<Self> {
+        Self::from_params(vec![0.0; Self::param_count(shape)], shape)
     }
 
-    /// Uniform in ±1/√fan-in, as bullet initialises an affine layer.
-    pub fn random(seed: u64, buckets: usize) -> Self {
-        let mut model = Self::zeroed(buckets);
+    /// Uniform in ±1/√fan-in, as bullet initialises an affine layer (the fan-in of a feature
+    /// row is 768: only one king bucket's rows are ever active). None if K has no bucket map.
+    pub fn random(seed: u64, shape: Shape) -> Option<Self> {
+        let mut model = Self::zeroed(shape)?;
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
         let mut uniform =
             |bound: f32| ((rng.next_u64() >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0) * bound;
-        let (features, output) = model.params.split_at_mut(Self::OUTPUT_WEIGHTS);
+        let (features, output) = model.params.split_at_mut(Self::output_weights(shape));
         let feature_bound = 1.0 / (INPUTS as f32).sqrt();
         features
             .iter_mut()
             .for_each(|w| *w = uniform(feature_bound));
         let output_bound = 1.0 / ((2 * N) as f32).sqrt();
         output.iter_mut().for_each(|w| *w = uniform(output_bound));
-        model
+        Some(model)
     }
 
-    /// Takes a parameter vector of exactly `param_count(buckets)` values, e.g. from a checkpoint.
-    pub fn from_params(params: Vec<f32>, buckets: usize) -> Option<Self> {
+    /// Takes a parameter vector of exactly `param_count(shape)` values, e.g. from a checkpoint.
+    /// None if the count differs or K has no bucket map.
+    pub fn from_params(params: Vec<f32>, shape: Shape) -> Option<Self> {
         let () = Self::SHAPE_OK;
-        (params.len() == Self::param_count(buckets)).then_some(Self { params, buckets })
+        let king_buckets = KingBuckets::with_count(shape.king_buckets)?;
+        (params.len() == Self::param_count(shape)).then_some(Self {
+            params,
+            buckets: shape.buckets,
+            king_buckets,
+        })
+    }
+
+    pub fn shape(&self) -> Shape {
+        Shape {
+            king_buckets: self.king_buckets.count(),
+            buckets: self.buckets,
+        }
     }
 
     /// The output bucket of a position, from its piece count.
@@ -88,22 +133,24 @@ impl<const N: usize> Model<N> {
     }
 
     #[inline(always)]
-    fn feature_bias(&self) -> &[f32; N] {
-        self.params[Self::FEATURE_BIAS..][..N].try_into().unwrap()
+    fn feature_bias_values(&self) -> &[f32; N] {
+        self.params[Self::feature_bias(self.shape())..][..N]
+            .try_into()
+            .unwrap()
     }
 
     /// Output weights of a bucket applied to the side to move's (`side` 0) or the other side's
     /// hidden layer.
     #[inline(always)]
-    fn output_weights(&self, bucket: usize, side: usize) -> &[f32; N] {
-        self.params[Self::OUTPUT_WEIGHTS + (2 * bucket + side) * N..][..N]
+    fn output_weights_of(&self, bucket: usize, side: usize) -> &[f32; N] {
+        self.params[Self::output_weights(self.shape()) + (2 * bucket + side) * N..][..N]
             .try_into()
             .unwrap()
     }
 
     #[inline(always)]
     pub(crate) fn output_bias_of(&self, bucket: usize) -> f32 {
-        self.params[Self::output_bias(self.buckets) + bucket]
+        self.params[Self::output_bias(self.shape()) + bucket]
     }
 
     /// The raw output: centipawns are this × SCALE, the win probability its sigmoid.
@@ -126,7 +173,7 @@ impl<const N: usize> Model<N> {
     /// Feature bias of neurons `start..start + B`.
     #[inline(always)]
     pub(crate) fn bias_block<const B: usize>(&self, start: usize) -> &[f32; B] {
-        block(self.feature_bias(), start)
+        block(self.feature_bias_values(), start)
     }
 
     /// A bucket's output weights of neurons `start..start + B` of a side's hidden layer.
@@ -137,7 +184,7 @@ impl<const N: usize> Model<N> {
         side: usize,
         start: usize,
     ) -> &[f32; B] {
-        block(self.output_weights(bucket, side), start)
+        block(self.output_weights_of(bucket, side), start)
     }
 }
 

@@ -5,7 +5,7 @@
 
 use patina::nnue::{check_ranges, NetworkError, QA, QB};
 
-use crate::model::Model;
+use crate::model::{Model, Shape};
 
 /// The net file: every parameter in `Model::params` order (which is bullet's file order) as a
 /// little-endian i16, scaled by its layer's factor, then zero padding to a multiple of 64 bytes.
@@ -24,10 +24,15 @@ pub fn quantise<const N: usize>(model: &Model<N>) -> Vec<u8> {
 /// its i32 sums.
 pub fn check_engine_ranges<const N: usize>(model: &Model<N>) -> Result<(), NetworkError> {
     let params = quantised_params(model);
+    let shape = model.shape();
+    let (bias, output) = (
+        Model::<N>::feature_bias(shape),
+        Model::<N>::output_weights(shape),
+    );
     check_ranges(
-        &params[..Model::<N>::FEATURE_BIAS],
-        &params[Model::<N>::FEATURE_BIAS..Model::<N>::OUTPUT_WEIGHTS],
-        &params[Model::<N>::OUTPUT_WEIGHTS..Model::<N>::output_bias(model.buckets)],
+        &params[..bias],
+        &params[bias..output],
+        &params[output..Model::<N>::output_bias(shape)],
     )
 }
 
@@ -36,29 +41,32 @@ fn quantised_params<const N: usize>(model: &Model<N>) -> Vec<i16> {
         .params
         .iter()
         .enumerate()
-        .map(|(i, &w)| quantise_one(w, scale::<N>(i, model.buckets)))
+        .map(|(i, &w)| quantise_one(w, scale::<N>(i, model.shape())))
         .collect()
 }
 
 /// The quantisation factor of parameter `index` (in `Model::params` order).
-fn scale<const N: usize>(index: usize, buckets: usize) -> i32 {
+fn scale<const N: usize>(index: usize, shape: Shape) -> i32 {
     match index {
-        i if i < Model::<N>::OUTPUT_WEIGHTS => QA,
-        i if i < Model::<N>::output_bias(buckets) => QB,
+        i if i < Model::<N>::output_weights(shape) => QA,
+        i if i < Model::<N>::output_bias(shape) => QB,
         _ => QA * QB,
     }
 }
 
 /// The model a net file holds, each weight its integer over its layer's factor: `quantise`
-/// gives the same weights back. Refused unless the file is one of N hidden neurons and
-/// `buckets` output buckets, padded as `quantise` or bullet pads it.
-pub fn dequantise<const N: usize>(bytes: &[u8], buckets: usize) -> Result<Model<N>, String> {
-    let count = Model::<N>::param_count(buckets);
+/// gives the same weights back. Refused unless the file is one of N hidden neurons and the
+/// given king and output buckets, padded as `quantise` or bullet pads it.
+pub fn dequantise<const N: usize>(bytes: &[u8], shape: Shape) -> Result<Model<N>, String> {
+    let count = Model::<N>::param_count(shape);
     let size = (2 * count).div_ceil(64) * 64;
     if bytes.len() != size {
         return Err(format!(
-            "{} bytes, not the {size} of a net with N = {N} and {buckets} output bucket(s)",
-            bytes.len()
+            "{} bytes, not the {size} of a net with N = {N}, {} king bucket(s) and {} output \
+             bucket(s)",
+            bytes.len(),
+            shape.king_buckets,
+            shape.buckets
         ));
     }
     let params = bytes[..2 * count]
@@ -66,10 +74,16 @@ pub fn dequantise<const N: usize>(bytes: &[u8], buckets: usize) -> Result<Model<
         .enumerate()
         .map(|(i, pair)| {
             let weight = i16::from_le_bytes([pair[0], pair[1]]);
-            (f64::from(weight) / f64::from(scale::<N>(i, buckets))) as f32
+            (f64::from(weight) / f64::from(scale::<N>(i, shape))) as f32
         })
         .collect();
-    Ok(Model::from_params(params, buckets).expect("the parameter count was checked"))
+    Model::from_params(params, shape).ok_or_else(|| {
+        format!(
+            "no king bucket map for {} buckets (the engine has {:?})",
+            shape.king_buckets,
+            patina::nnue::KING_BUCKET_COUNTS
+        )
+    })
 }
 
 /// The float copy: every parameter as little-endian f32, in the order of the quantised file
@@ -103,22 +117,31 @@ mod tests {
 
     #[test]
     fn layers_land_where_the_engine_reads_them() {
-        for buckets in [1, 8] {
-            let mut model = Model::<HIDDEN>::zeroed(buckets);
-            let last = buckets - 1;
+        for (king_buckets, buckets) in [(1, 1), (1, 8), (4, 8), (16, 1)] {
+            let shape = Shape {
+                king_buckets,
+                buckets,
+            };
+            let mut model = Model::<HIDDEN>::zeroed(shape).unwrap();
+            let (last, last_row) = (buckets - 1, 768 * king_buckets - 1);
             model.params[3 * HIDDEN + 5] = 1.0;
-            model.params[Model::<HIDDEN>::FEATURE_BIAS + 1] = -1.0;
-            model.params[Model::<HIDDEN>::OUTPUT_WEIGHTS + 2 * HIDDEN * last + HIDDEN] = 0.5;
-            model.params[Model::<HIDDEN>::output_bias(buckets) + last] = 0.25;
+            model.params[last_row * HIDDEN + 7] = -0.5;
+            model.params[Model::<HIDDEN>::feature_bias(shape) + 1] = -1.0;
+            model.params[Model::<HIDDEN>::output_weights(shape) + 2 * HIDDEN * last + HIDDEN] = 0.5;
+            model.params[Model::<HIDDEN>::output_bias(shape) + last] = 0.25;
             let net = Network::from_bytes(&quantise(&model)).unwrap();
-            assert_eq!(net.buckets(), buckets);
+            assert_eq!(
+                (net.king_buckets.count(), net.buckets()),
+                (king_buckets, buckets)
+            );
             assert_eq!(net.feature_weights[3][5], 255);
+            assert_eq!(net.feature_weights[last_row][7], -128);
             assert_eq!(net.feature_bias[1], -255);
             assert_eq!(net.output_weights[last][HIDDEN], 32);
             assert_eq!(net.output_bias[last], 4080);
             assert_eq!(
                 float_bytes(&model).len(),
-                4 * Model::<HIDDEN>::param_count(buckets)
+                4 * Model::<HIDDEN>::param_count(shape)
             );
         }
     }
@@ -128,8 +151,10 @@ mod tests {
     #[test]
     fn wide_nets_are_vetted_by_the_engines_checks() {
         fn saturated<const N: usize>() -> Model<N> {
-            let mut model = Model::<N>::zeroed(1);
-            model.params[Model::<N>::OUTPUT_WEIGHTS..Model::<N>::output_bias(1)].fill(CLIP);
+            let shape = Shape::plain(1);
+            let mut model = Model::<N>::zeroed(shape).unwrap();
+            model.params[Model::<N>::output_weights(shape)..Model::<N>::output_bias(shape)]
+                .fill(CLIP);
             model
         }
         assert!(check_engine_ranges(&saturated::<256>()).is_ok());
@@ -141,8 +166,8 @@ mod tests {
             })
         ));
         // Each bucket is vetted on its own: here only bucket 5's opponent half overflows.
-        let mut bucketed = Model::<512>::zeroed(8);
-        let half = Model::<512>::OUTPUT_WEIGHTS + (2 * 5 + 1) * 512;
+        let mut bucketed = Model::<512>::zeroed(Shape::plain(8)).unwrap();
+        let half = Model::<512>::output_weights(Shape::plain(8)) + (2 * 5 + 1) * 512;
         bucketed.params[half..half + 512].fill(CLIP);
         assert!(matches!(
             check_engine_ranges(&bucketed),
@@ -157,15 +182,15 @@ mod tests {
     /// 8 buckets 2·(769·256 + 8·513) = 401 936, padded to 401 984, the last bias at the end.
     #[test]
     fn wider_nets_have_bullets_size_and_padding() {
-        let mut model = Model::<256>::zeroed(1);
-        model.params[Model::<256>::output_bias(1)] = 0.25;
+        let mut model = Model::<256>::zeroed(Shape::plain(1)).unwrap();
+        model.params[Model::<256>::output_bias(Shape::plain(1))] = 0.25;
         let bytes = quantise(&model);
         assert_eq!(bytes.len(), 394_816);
         assert_eq!(&bytes[394_752..394_754], &4080i16.to_le_bytes());
         assert!(bytes[394_754..].iter().all(|&b| b == 0));
 
-        let mut model = Model::<256>::zeroed(8);
-        model.params[Model::<256>::output_bias(8) + 7] = 0.25;
+        let mut model = Model::<256>::zeroed(Shape::plain(8)).unwrap();
+        model.params[Model::<256>::output_bias(Shape::plain(8)) + 7] = 0.25;
         let bytes = quantise(&model);
         assert_eq!(bytes.len(), 401_984);
         assert_eq!(&bytes[401_934..401_936], &4080i16.to_le_bytes());
@@ -176,23 +201,42 @@ mod tests {
     /// file of another shape is refused.
     #[test]
     fn a_dequantised_net_quantises_back_to_itself() {
-        for buckets in [1, 8] {
-            let bytes = quantise(&Model::<256>::random(3, buckets));
+        for shape in [
+            Shape::plain(1),
+            Shape::plain(8),
+            Shape {
+                king_buckets: 8,
+                buckets: 8,
+            },
+        ] {
+            let bytes = quantise(&Model::<256>::random(3, shape).unwrap());
             assert!(bytes.iter().any(|&b| b != 0));
-            let model = dequantise::<256>(&bytes, buckets).unwrap();
+            let model = dequantise::<256>(&bytes, shape).unwrap();
             assert_eq!(quantise(&model), bytes);
         }
-        let embedded = Network::embedded().to_bytes();
-        let buckets = Network::embedded().buckets();
-        let model = dequantise::<HIDDEN>(&embedded, buckets).unwrap();
-        let count = 2 * Model::<HIDDEN>::param_count(buckets);
+        let embedded = Network::embedded();
+        let shape = Shape {
+            king_buckets: embedded.king_buckets.count(),
+            buckets: embedded.buckets(),
+        };
+        let embedded = embedded.to_bytes();
+        let model = dequantise::<HIDDEN>(&embedded, shape).unwrap();
+        let count = 2 * Model::<HIDDEN>::param_count(shape);
         assert_eq!(quantise(&model)[..count], embedded[..count]);
 
-        let bytes = quantise(&Model::<256>::zeroed(8));
-        assert!(dequantise::<256>(&bytes, 1)
+        let bytes = quantise(&Model::<256>::zeroed(Shape::plain(8)).unwrap());
+        assert!(dequantise::<256>(&bytes, Shape::plain(1))
             .unwrap_err()
             .contains("401984 bytes"));
-        assert!(dequantise::<128>(&bytes, 8).is_err());
-        assert!(dequantise::<256>(&bytes[..bytes.len() - 64], 8).is_err());
+        assert!(dequantise::<128>(&bytes, Shape::plain(8)).is_err());
+        assert!(dequantise::<256>(&bytes[..bytes.len() - 64], Shape::plain(8)).is_err());
+        let two_king_buckets = Shape {
+            king_buckets: 2,
+            buckets: 8,
+        };
+        let bytes = vec![0; (2 * Model::<256>::param_count(two_king_buckets)).div_ceil(64) * 64];
+        assert!(dequantise::<256>(&bytes, two_king_buckets)
+            .unwrap_err()
+            .contains("no king bucket map"));
     }
 }

@@ -102,12 +102,12 @@ fn run_at<const N: usize, P: RowFormat>(config: &Config, start: Start) -> Result
     let model = match (&config.init, &start.resume) {
         (Some(path), None) => {
             let bytes = std::fs::read(path).map_err(TrainerError::io(path))?;
-            dequantise::<N>(&bytes, config.buckets).map_err(|reason| TrainerError::Init {
+            dequantise::<N>(&bytes, config.shape()).map_err(|reason| TrainerError::Init {
                 path: path.clone(),
                 reason,
             })?
         }
-        _ => Model::random(config.seed, config.buckets),
+        _ => Model::random(config.seed, config.shape()).expect("the config was checked"),
     };
     let mut trainer = Trainer::<N, P>::new(model, &data, split, config.batch_size, config.threads)?;
     let mut history = Vec::new();
@@ -226,6 +226,7 @@ fn checkpoint<const N: usize, P: RowFormat>(
         config_toml: config.to_toml(),
         hidden: N as u64,
         buckets: trainer.model().buckets as u64,
+        king_buckets: trainer.model().king_buckets.count() as u64,
         precision: config.precision,
         threads: config.threads as u64,
         step: trainer.step,
@@ -257,6 +258,12 @@ fn restore<const N: usize, P: RowFormat>(
             checkpoint.buckets, config.buckets
         ));
     }
+    if checkpoint.king_buckets != config.king_buckets as u64 {
+        return fail(format!(
+            "checkpoint has {} king buckets, its config {}",
+            checkpoint.king_buckets, config.king_buckets
+        ));
+    }
     if checkpoint.precision != config.precision {
         return fail(format!(
             "checkpoint was trained in {}, its config says {}",
@@ -275,11 +282,11 @@ fn restore<const N: usize, P: RowFormat>(
             checkpoint.threads
         ));
     }
-    let len = Model::<N>::param_count(config.buckets);
+    let len = Model::<N>::param_count(config.shape());
     if checkpoint.momentum.len() != len || checkpoint.velocity.len() != len {
         return fail("optimiser state has the wrong size".into());
     }
-    trainer.set_model(Model::from_params(checkpoint.params, config.buckets).ok_or(
+    trainer.set_model(Model::from_params(checkpoint.params, config.shape()).ok_or(
         TrainerError::Config("cannot resume: weights have the wrong size".into()),
     )?);
     trainer.adam = AdamW {

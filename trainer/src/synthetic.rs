@@ -11,7 +11,7 @@ use rand_xoshiro::{
 };
 
 use crate::features::{sigmoid, Features};
-use crate::model::Model;
+use crate::model::{Model, Shape};
 use patina::nnue::SCALE;
 
 /// Games end (and a new one starts) after this many random plies at most.
@@ -19,9 +19,11 @@ const MAX_PLIES: u64 = 120;
 
 /// A teacher whose evaluations spread over a few hundred centipawns: random weights scaled up
 /// from their initial range so the hidden layer uses all of SCReLU's range.
-pub fn teacher<const N: usize>(seed: u64, buckets: usize) -> Model<N> {
-    let mut teacher = Model::<N>::random(seed, buckets);
-    let (features, output) = teacher.params.split_at_mut(Model::<N>::OUTPUT_WEIGHTS);
+pub fn teacher<const N: usize>(seed: u64, shape: Shape) -> Model<N> {
+    let mut teacher = Model::<N>::random(seed, shape).expect("a shape with a bucket map");
+    let (features, output) = teacher
+        .params
+        .split_at_mut(Model::<N>::output_weights(shape));
     features.iter_mut().for_each(|w| *w *= 8.0);
     output.iter_mut().for_each(|w| *w *= 4.0);
     teacher
@@ -51,7 +53,7 @@ pub fn random_walk(count: usize, seed: u64, mut visit: impl FnMut(&Board)) {
 /// `board` as a bulletformat record with the teacher's score and a result derived from it.
 pub fn label(board: &Board, teacher: &Model<64>) -> ChessBoard {
     let mut record = to_record(board);
-    let output = teacher.forward(&Features::of(&record));
+    let output = teacher.forward(&Features::of(&record, &teacher.king_buckets));
     let score = (output * SCALE as f32).round().clamp(-4000.0, 4000.0);
     record.score = score as i16;
     let win_probability = sigmoid(score / SCALE as f32);
@@ -65,7 +67,7 @@ pub fn label(board: &Board, teacher: &Model<64>) -> ChessBoard {
 
 /// `count` labelled positions.
 pub fn dataset(count: usize, seed: u64) -> Vec<ChessBoard> {
-    let teacher = teacher::<64>(seed ^ 0x07EA_C4E5, 1);
+    let teacher = teacher::<64>(seed ^ 0x07EA_C4E5, Shape::plain(1));
     let mut records = Vec::with_capacity(count);
     random_walk(count, seed, |board| records.push(label(board, &teacher)));
     records

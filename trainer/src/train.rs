@@ -6,6 +6,7 @@
 //! count every step is bit-for-bit reproducible.
 
 use bulletformat::ChessBoard;
+use patina::nnue::KingBuckets;
 use rayon::prelude::*;
 
 use crate::backprop::{backprop, copy_rows_to_runs, BlockedWeights, Gradients, CHUNK};
@@ -59,7 +60,7 @@ impl<'d, const N: usize, P: RowFormat> Trainer<'d, N, P> {
             .num_threads(threads)
             .build()
             .map_err(|e| TrainerError::Config(format!("cannot start {threads} threads: {e}")))?;
-        let (len, buckets) = (model.params.len(), model.buckets);
+        let (len, shape) = (model.params.len(), model.shape());
         Ok(Self {
             adam: AdamW::new(len),
             blocked: BlockedWeights::new(&model),
@@ -71,7 +72,7 @@ impl<'d, const N: usize, P: RowFormat> Trainer<'d, N, P> {
             pool,
             workers: (0..threads)
                 .map(|_| Worker {
-                    grads: Gradients::new(buckets),
+                    grads: Gradients::new(shape),
                     loss: 0.0,
                 })
                 .collect(),
@@ -116,7 +117,15 @@ impl<'d, const N: usize, P: RowFormat> Trainer<'d, N, P> {
                     if chosen.is_empty() {
                         break;
                     }
-                    fetch(data, &chosen, wdl, &mut boards, &mut positions);
+                    let king_buckets = &model.king_buckets;
+                    fetch(
+                        data,
+                        &chosen,
+                        wdl,
+                        king_buckets,
+                        &mut boards,
+                        &mut positions,
+                    );
                     worker.loss += backprop(model, blocked, &positions, &mut worker.grads);
                 }
             })
@@ -180,8 +189,9 @@ impl<'d, const N: usize, P: RowFormat> Trainer<'d, N, P> {
                     let mut sum = 0.0;
                     for i in b * VALIDATION_BLOCK..((b + 1) * VALIDATION_BLOCK).min(len) {
                         let board = data.get(split.validation_index(i));
-                        let prediction =
-                            crate::features::sigmoid(model.forward(&Features::of(&board)));
+                        let prediction = crate::features::sigmoid(
+                            model.forward(&Features::of(&board, &model.king_buckets)),
+                        );
                         sum += f64::from((prediction - target(&board, wdl)).powi(2));
                     }
                     sum
@@ -200,6 +210,7 @@ fn fetch(
     data: &Dataset,
     chosen: &[u64],
     wdl: f32,
+    king_buckets: &KingBuckets,
     boards: &mut Vec<ChessBoard>,
     positions: &mut Vec<(Features, f32)>,
 ) {
@@ -209,6 +220,6 @@ fn fetch(
     positions.extend(
         boards
             .iter()
-            .map(|board| (Features::of(board), target(board, wdl))),
+            .map(|board| (Features::of(board, king_buckets), target(board, wdl))),
     );
 }

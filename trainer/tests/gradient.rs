@@ -1,24 +1,26 @@
 //! The hand-written backward pass against finite differences of an independent f64 forward pass
 //! (in f32, bullet's arithmetic), and the bf16 pass against the f32 one.
 
+use patina::nnue::KingBuckets;
 use trainer::backprop::{backprop, BlockedWeights, Gradients, CHUNK};
 use trainer::features::Features;
-use trainer::model::Model;
+use trainer::model::{Model, Shape};
 use trainer::precision::{bf16_bits, Bf16Rows, F32Rows, RowFormat};
 use trainer::synthetic;
 
 /// Two blocks of neurons, so the block loops are exercised.
 const N: usize = 128;
-const INPUTS: usize = 768;
 
 /// Σ (sigmoid(output) − target)² over the positions, in f64, written from the definition: the
-/// output layer is the bucket's, bucket (pieces − 2) / ⌈32 / B⌉ as bullet's `MaterialCount<B>`.
-fn reference_loss(params: &[f64], buckets: usize, positions: &[(Features, f32)]) -> f64 {
+/// output layer is the bucket's, bucket (pieces − 2) / ⌈32 / B⌉ as bullet's `MaterialCount<B>`;
+/// 768 feature rows per king bucket come first.
+fn reference_loss(params: &[f64], shape: Shape, positions: &[(Features, f32)]) -> f64 {
+    let (inputs, buckets) = (768 * shape.king_buckets, shape.buckets);
     let screlu = |x: f64| x.clamp(0.0, 1.0).powi(2);
     let hidden = |active: &[u16]| -> Vec<f64> {
         (0..N)
             .map(|i| {
-                params[INPUTS * N + i]
+                params[inputs * N + i]
                     + active
                         .iter()
                         .map(|&f| params[f as usize * N + i])
@@ -31,11 +33,11 @@ fn reference_loss(params: &[f64], buckets: usize, positions: &[(Features, f32)])
         .map(|(features, target)| {
             let (stm, ntm) = (hidden(features.stm()), hidden(features.ntm()));
             let bucket = (features.stm().len() - 2) / 32usize.div_ceil(buckets);
-            let out_weights = &params[INPUTS * N + N + 2 * N * bucket..];
+            let out_weights = &params[inputs * N + N + 2 * N * bucket..];
             let output = (0..N)
                 .map(|i| screlu(stm[i]) * out_weights[i] + screlu(ntm[i]) * out_weights[N + i])
                 .sum::<f64>()
-                + params[INPUTS * N + N + 2 * N * buckets + bucket];
+                + params[inputs * N + N + 2 * N * buckets + bucket];
             let prediction = 1.0 / (1.0 + (-output).exp());
             (prediction - f64::from(*target)).powi(2)
         })
@@ -44,16 +46,23 @@ fn reference_loss(params: &[f64], buckets: usize, positions: &[(Features, f32)])
 
 /// Positions from a random walk with made-up targets spread over (0, 1).
 fn positions(count: usize, seed: u64) -> Vec<(Features, f32)> {
+    bucketed_positions(count, seed, &KingBuckets::none())
+}
+
+fn bucketed_positions(count: usize, seed: u64, king_buckets: &KingBuckets) -> Vec<(Features, f32)> {
     let mut positions = Vec::new();
     synthetic::random_walk(count, seed, |board| {
         let target = (positions.len() as f32 * 0.37) % 1.0;
-        positions.push((Features::of(&synthetic::to_record(board)), target));
+        positions.push((
+            Features::of(&synthetic::to_record(board), king_buckets),
+            target,
+        ));
     });
     positions
 }
 
 fn gradients<P: RowFormat>(model: &Model<N>, positions: &[(Features, f32)]) -> Gradients<N, P> {
-    let mut grads = Gradients::<N, P>::new(model.buckets);
+    let mut grads = Gradients::<N, P>::new(model.shape());
     backprop(model, &BlockedWeights::new(model), positions, &mut grads);
     grads
 }
@@ -61,7 +70,7 @@ fn gradients<P: RowFormat>(model: &Model<N>, positions: &[(Features, f32)]) -> G
 #[test]
 fn backprop_matches_finite_differences() {
     // Scaled up so many hidden units sit inside SCReLU's curved range and the output is not tiny.
-    let model = synthetic::teacher::<N>(3, 1);
+    let model = synthetic::teacher::<N>(3, Shape::plain(1));
     finite_differences(&model, &positions(12, 5));
 }
 
@@ -69,7 +78,7 @@ fn backprop_matches_finite_differences() {
 /// and bias get the gradients of its own positions only, and unused buckets none.
 #[test]
 fn bucketed_backprop_matches_finite_differences() {
-    let model = synthetic::teacher::<N>(6, 8);
+    let model = synthetic::teacher::<N>(6, Shape::plain(8));
     let mut positions = positions(8, 5);
     // Thinned out to other piece counts (the net does not need legal positions).
     for (k, (features, _)) in positions.iter_mut().enumerate() {
@@ -80,9 +89,33 @@ fn bucketed_backprop_matches_finite_differences() {
     let used: Vec<usize> = positions.iter().map(|(f, _)| model.bucket(f)).collect();
     assert_eq!(used, [7, 6, 5, 3, 2, 1, 1, 0]);
     // Bucket 4 has no position: its output weights and bias get no gradient.
-    let bucket_4 = Model::<N>::OUTPUT_WEIGHTS + 2 * N * 4;
+    let bucket_4 = Model::<N>::output_weights(model.shape()) + 2 * N * 4;
     assert!((bucket_4..bucket_4 + 2 * N).all(|i| grads.get(i) == 0.0));
-    assert_eq!(grads.get(Model::<N>::output_bias(8) + 4), 0.0);
+    assert_eq!(grads.get(Model::<N>::output_bias(model.shape()) + 4), 0.0);
+    finite_differences(&model, &positions);
+}
+
+/// With 16 king buckets: positions whose kings stand in several buckets, mirrored or not, touch
+/// rows beyond the first 768, and those rows get the right gradients.
+#[test]
+fn king_bucketed_backprop_matches_finite_differences() {
+    let model = synthetic::teacher::<N>(
+        7,
+        Shape {
+            king_buckets: 16,
+            buckets: 8,
+        },
+    );
+    // Every 16th position of random games, for kings that have wandered.
+    let positions: Vec<_> = bucketed_positions(400, 11, &model.king_buckets)
+        .into_iter()
+        .step_by(16)
+        .collect();
+    let buckets_used: std::collections::HashSet<u16> = positions
+        .iter()
+        .flat_map(|(f, _)| [f.stm()[0] / 768, f.ntm()[0] / 768])
+        .collect();
+    assert!(buckets_used.len() > 2, "{buckets_used:?}");
     finite_differences(&model, &positions);
 }
 
@@ -93,7 +126,7 @@ fn finite_differences(model: &Model<N>, positions: &[(Features, f32)]) {
     let mut checked = 0;
     let candidates = (0..N)
         .map(|i| touched_row * N + i)
-        .chain(Model::<N>::FEATURE_BIAS..Model::<N>::param_count(model.buckets))
+        .chain(Model::<N>::feature_bias(model.shape())..Model::<N>::param_count(model.shape()))
         .chain([positions[3].0.ntm()[5] as usize * N + 7]);
     for index in candidates {
         let h = 1e-5;
@@ -101,7 +134,7 @@ fn finite_differences(model: &Model<N>, positions: &[(Features, f32)]) {
         plus[index] += h;
         let mut minus = params.clone();
         minus[index] -= h;
-        let loss = |params: &[f64]| reference_loss(params, model.buckets, positions);
+        let loss = |params: &[f64]| reference_loss(params, model.shape(), positions);
         let numeric = (loss(&plus) - loss(&minus)) / (2.0 * h);
         let analytic = f64::from(grads.get(index));
         let tolerance = 1e-4 + 2e-3 * numeric.abs();
@@ -127,7 +160,7 @@ fn finite_differences(model: &Model<N>, positions: &[(Features, f32)]) {
 /// terms' magnitudes; with errors of both signs it stays far below (0.07 % here).
 #[test]
 fn bf16_gradients_are_the_f32_ones_up_to_rounding() {
-    let mut model = synthetic::teacher::<N>(3, 1);
+    let mut model = synthetic::teacher::<N>(3, Shape::plain(1));
     for w in &mut model.params {
         *w = f32::from_bits(bf16_bits(*w) << 16);
     }
@@ -138,7 +171,7 @@ fn bf16_gradients_are_the_f32_ones_up_to_rounding() {
     );
     assert_eq!(wide.touched, narrow.touched);
     let (wide, narrow) = (all(&model, &wide), all(&model, &narrow));
-    let dense = Model::<N>::FEATURE_BIAS;
+    let dense = Model::<N>::feature_bias(model.shape());
     assert_eq!(wide[dense..], narrow[dense..]);
     let norm =
         |v: &mut dyn Iterator<Item = f32>| v.map(|x| f64::from(x).powi(2)).sum::<f64>().sqrt();
@@ -160,7 +193,7 @@ fn bf16_gradients_are_the_f32_ones_up_to_rounding() {
 /// On weights as training leaves them (not bf16 values), the gradient stays close to f32's.
 #[test]
 fn bf16_gradients_stay_close_on_arbitrary_weights() {
-    let model = synthetic::teacher::<N>(4, 1);
+    let model = synthetic::teacher::<N>(4, Shape::plain(1));
     let positions = positions(2 * CHUNK, 6);
     let (wide, narrow) = (
         all(&model, &gradients::<F32Rows>(&model, &positions)),
@@ -186,11 +219,14 @@ fn clearing_resets_touched_rows_and_dense_layers() {
 }
 
 fn clearing_resets<P: RowFormat>() {
-    let model = synthetic::teacher::<N>(1, 8);
+    let model = synthetic::teacher::<N>(1, Shape::plain(8));
     let weights = BlockedWeights::new(&model);
-    let mut grads = Gradients::<N, P>::new(8);
+    let mut grads = Gradients::<N, P>::new(Shape::plain(8));
     synthetic::random_walk(3, 1, |board| {
-        let position = (Features::of(&synthetic::to_record(board)), 0.3);
+        let position = (
+            Features::of(&synthetic::to_record(board), &KingBuckets::none()),
+            0.3,
+        );
         backprop(&model, &weights, &[position], &mut grads);
     });
     assert!(all(&model, &grads).iter().any(|&g| g != 0.0));
@@ -207,17 +243,20 @@ fn chunked_backprop_sums_the_per_position_gradients() {
 
 fn chunked_backprop_sums<P: RowFormat>() {
     // With buckets: a chunk's positions spread over several.
-    let model = synthetic::teacher::<N>(2, 8);
+    let model = synthetic::teacher::<N>(2, Shape::plain(8));
     let mut positions = Vec::new();
     // More than one chunk, ending in a partial one.
     synthetic::random_walk(2 * CHUNK + 37, 9, |board| {
         let target = (positions.len() as f32 * 0.61) % 1.0;
-        positions.push((Features::of(&synthetic::to_record(board)), target));
+        positions.push((
+            Features::of(&synthetic::to_record(board), &KingBuckets::none()),
+            target,
+        ));
     });
     let weights = BlockedWeights::new(&model);
-    let mut together = Gradients::<N, P>::new(8);
+    let mut together = Gradients::<N, P>::new(Shape::plain(8));
     let loss_together = backprop(&model, &weights, &positions, &mut together);
-    let mut one_by_one = Gradients::<N, P>::new(8);
+    let mut one_by_one = Gradients::<N, P>::new(Shape::plain(8));
     let loss_one_by_one: f64 = positions
         .iter()
         .map(|position| {

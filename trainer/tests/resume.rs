@@ -17,12 +17,13 @@ use trainer::synthetic;
 
 #[test]
 fn checkpoint_and_resume_match_an_uninterrupted_run() {
-    resume_matches(Precision::Bf16, 1);
-    resume_matches(Precision::F32, 8);
+    resume_matches(Precision::Bf16, 1, 1);
+    resume_matches(Precision::F32, 1, 8);
+    resume_matches(Precision::Bf16, 4, 8);
 }
 
-fn resume_matches(precision: Precision, buckets: usize) {
-    let dir = temp_dir(&format!("resume-{precision}-{buckets}"));
+fn resume_matches(precision: Precision, king_buckets: usize, buckets: usize) {
+    let dir = temp_dir(&format!("resume-{precision}-{king_buckets}-{buckets}"));
     let data = dir.join("data.bin");
     write_bulletformat(&data, &synthetic::dataset(6_000, 3)).unwrap();
     let hidden = if patina::nnue::HIDDEN == 256 {
@@ -34,6 +35,7 @@ fn resume_matches(precision: Precision, buckets: usize) {
         net_id: "t".into(),
         hidden,
         buckets,
+        king_buckets,
         precision,
         data: vec![data],
         out_dir: dir.join("full"),
@@ -97,11 +99,12 @@ fn resume_matches(precision: Precision, buckets: usize) {
         log
     );
 
-    // bullet's file for that shape: 2·(769·N + B·(2N + 1)) bytes, padded to a multiple of 64.
+    // bullet's file for that shape: 2·(768·K·N + N + B·(2N + 1)) bytes, padded to a multiple
+    // of 64.
     let size = std::fs::metadata(&net).unwrap().len() as usize;
     assert_eq!(
         size,
-        (2 * (769 * hidden + buckets * (2 * hidden + 1))).div_ceil(64) * 64
+        (2 * (768 * king_buckets * hidden + hidden + buckets * (2 * hidden + 1))).div_ceil(64) * 64
     );
 
     // Resumed from a copy, which writes beside itself, not into the run it came from.
@@ -112,9 +115,11 @@ fn resume_matches(precision: Precision, buckets: usize) {
     assert_eq!(checkpoint.step, 12);
     assert_eq!(checkpoint.hidden, hidden as u64);
     assert_eq!(checkpoint.buckets, buckets as u64);
+    assert_eq!(checkpoint.king_buckets, king_buckets as u64);
     assert_eq!(checkpoint.precision, precision);
     let resumed_config = checkpoint.resume_config(&copy, None).unwrap();
     assert_eq!(resumed_config.buckets, buckets);
+    assert_eq!(resumed_config.king_buckets, king_buckets);
     assert_eq!(resumed_config.out_dir, dir.join("resumed"));
     let elsewhere = dir.join("elsewhere");
     assert_eq!(

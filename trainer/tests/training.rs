@@ -2,7 +2,7 @@
 //! reproducible, the engine reads the quantised net and agrees with the float net (with output
 //! buckets too, bucket by bucket), and NaN stops training.
 
-use patina::nnue::{AccumulatorStack, Network, HIDDEN, QA, QB, SCALE};
+use patina::nnue::{AccumulatorStack, KingBuckets, Network, HIDDEN, QA, QB, SCALE};
 use patina::{placement_field, Board};
 use rand_xoshiro::rand_core::{RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -10,7 +10,7 @@ use trainer::backprop::BlockedWeights;
 use trainer::error::TrainerError;
 use trainer::features::Features;
 use trainer::loader::Dataset;
-use trainer::model::Model;
+use trainer::model::{Model, Shape};
 use trainer::precision::{Bf16Rows, F32Rows, RowFormat};
 use trainer::quantise::quantise;
 use trainer::shuffle::Split;
@@ -25,8 +25,14 @@ fn trained<P: RowFormat>(
     threads: usize,
 ) -> (Model<HIDDEN>, Vec<f64>, f64, f64) {
     let split = Split::new(data.len(), 2000, 11).unwrap();
-    let mut trainer =
-        Trainer::<HIDDEN, P>::new(Model::random(11, 1), data, split, BATCH, threads).unwrap();
+    let mut trainer = Trainer::<HIDDEN, P>::new(
+        Model::random(11, Shape::plain(1)).unwrap(),
+        data,
+        split,
+        BATCH,
+        threads,
+    )
+    .unwrap();
     let before = trainer.validation_loss(0.3).unwrap();
     let losses = (0..steps)
         .map(|_| trainer.train_batch(0.002, 0.3).unwrap())
@@ -50,7 +56,10 @@ fn loss_falls_and_the_engine_agrees_with_the_float_net() {
     let (mut compared, mut worst, mut total) = (0, 0.0f32, 0.0f32);
     synthetic::random_walk(300, 99, |board| {
         let board = Board::from_fen(&board.to_fen()).unwrap();
-        let float_cp = model.forward(&Features::of(&synthetic::to_record(&board))) * SCALE as f32;
+        let float_cp = model.forward(&Features::of(
+            &synthetic::to_record(&board),
+            &KingBuckets::none(),
+        )) * SCALE as f32;
         let engine_cp = AccumulatorStack::new(&net, &board).evaluate(&net, board.side_to_move());
         let difference = (float_cp - engine_cp as f32).abs();
         worst = worst.max(difference);
@@ -112,11 +121,11 @@ fn thinned_start_positions(per_count: usize, seed: u64) -> Vec<Board> {
 
 /// The model's one bucket as a net without buckets: the float output through that bucket.
 fn only_bucket(model: &Model<HIDDEN>, bucket: usize) -> Model<HIDDEN> {
-    let weights = Model::<HIDDEN>::OUTPUT_WEIGHTS + 2 * HIDDEN * bucket;
-    let mut params = model.params[..Model::<HIDDEN>::OUTPUT_WEIGHTS].to_vec();
+    let weights = Model::<HIDDEN>::output_weights(model.shape()) + 2 * HIDDEN * bucket;
+    let mut params = model.params[..Model::<HIDDEN>::output_weights(model.shape())].to_vec();
     params.extend_from_slice(&model.params[weights..weights + 2 * HIDDEN]);
-    params.push(model.params[Model::<HIDDEN>::output_bias(model.buckets) + bucket]);
-    Model::from_params(params, 1).unwrap()
+    params.push(model.params[Model::<HIDDEN>::output_bias(model.shape()) + bucket]);
+    Model::from_params(params, Shape::plain(1)).unwrap()
 }
 
 /// A net with 8 output buckets, quantised by the trainer and loaded by the engine: the engine's
@@ -128,11 +137,11 @@ fn only_bucket(model: &Model<HIDDEN>, bucket: usize) -> Model<HIDDEN> {
 #[test]
 fn the_engine_agrees_with_the_float_net_in_every_bucket() {
     const BUCKETS: usize = 8;
-    let mut model = synthetic::teacher::<HIDDEN>(17, BUCKETS);
-    let output_bias = Model::<HIDDEN>::output_bias(BUCKETS);
+    let mut model = synthetic::teacher::<HIDDEN>(17, Shape::plain(BUCKETS));
+    let output_bias = Model::<HIDDEN>::output_bias(Shape::plain(BUCKETS));
     for (i, w) in model.params.iter_mut().enumerate() {
         let scale = match i {
-            i if i < Model::<HIDDEN>::OUTPUT_WEIGHTS => QA,
+            i if i < Model::<HIDDEN>::output_weights(Shape::plain(BUCKETS)) => QA,
             i if i < output_bias => QB,
             _ => QA * QB,
         } as f32;
@@ -143,7 +152,7 @@ fn the_engine_agrees_with_the_float_net_in_every_bucket() {
     let mut worst = [0.0f32; BUCKETS];
     let (mut other_buckets, mut compared) = (0.0f32, 0);
     for board in thinned_start_positions(6, 3) {
-        let features = Features::of(&synthetic::to_record(&board));
+        let features = Features::of(&synthetic::to_record(&board), &KingBuckets::none());
         let bucket = (board.occupied().count() as usize - 2) / 4;
         assert_eq!(model.bucket(&features), bucket);
         let float_cp = model.forward(&features) * SCALE as f32;
@@ -191,8 +200,8 @@ fn identical_weights<P: RowFormat>() {
 #[test]
 fn a_nan_loss_is_an_error_not_a_panic() {
     let data = Dataset::from_boards(synthetic::dataset(1_000, 2));
-    let mut model = Model::<HIDDEN>::random(0, 1);
-    model.params[Model::<HIDDEN>::output_bias(1)] = f32::NAN;
+    let mut model = Model::<HIDDEN>::random(0, Shape::plain(1)).unwrap();
+    model.params[Model::<HIDDEN>::output_bias(Shape::plain(1))] = f32::NAN;
     let split = Split::new(data.len(), 0, 0).unwrap();
     let mut trainer = Trainer::<HIDDEN, Bf16Rows>::new(model, &data, split, 64, 2).unwrap();
     assert!(matches!(

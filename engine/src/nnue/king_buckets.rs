@@ -77,14 +77,22 @@ pub struct InputView {
 }
 
 impl KingBuckets {
+    /// No king buckets: plain chess768 inputs, unmirrored.
+    pub const fn none() -> Self {
+        Self {
+            views: [InputView {
+                first_row: 0,
+                file_flip: 0,
+            }; 64],
+            count: 1,
+            map: [0; 32],
+        }
+    }
+
     /// The map with `count` buckets, if there is one (`KING_BUCKET_COUNTS`).
     pub fn with_count(count: usize) -> Option<Self> {
         if count == 1 {
-            return Some(Self {
-                views: [InputView::default(); 64],
-                count,
-                map: [0; 32],
-            });
+            return Some(Self::none());
         }
         let &(_, map) = MAPS.iter().find(|(k, _)| *k == count)?;
         let views = std::array::from_fn(|sq| {

@@ -33,6 +33,8 @@ pub struct NnBenchReport {
     pub updates_per_sec: f64,
     /// The SIMD path compiled in (`nnue::simd::ACTIVE_PATH`).
     pub path: &'static str,
+    /// King buckets (1: plain chess768 inputs).
+    pub king_buckets: usize,
     pub hidden: usize,
     /// Output buckets by piece count (1: a single output).
     pub buckets: usize,
@@ -42,8 +44,13 @@ impl fmt::Display for NnBenchReport {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
         write!(
             f,
-            "nn bench: {:.0} evals/s, {:.0} updates/s, path {}, N={}, buckets={}",
-            self.evals_per_sec, self.updates_per_sec, self.path, self.hidden, self.buckets
+            "nn bench: {:.0} evals/s, {:.0} updates/s, path {}, king buckets={}, N={}, buckets={}",
+            self.evals_per_sec,
+            self.updates_per_sec,
+            self.path,
+            self.king_buckets,
+            self.hidden,
+            self.buckets
         )
     }
 }
@@ -105,6 +112,7 @@ pub fn run_for(net: &Network, budget: Duration) -> NnBenchReport {
         evals_per_sec,
         updates_per_sec,
         path: simd::ACTIVE_PATH,
+        king_buckets: net.king_buckets.count(),
         hidden: HIDDEN,
         buckets: net.buckets(),
     }
@@ -127,16 +135,15 @@ mod tests {
     #[test]
     fn reports_positive_rates_and_the_shape_in_one_line() {
         // scripts/generation.sh reads the parent's shape off the end of this line.
-        let net = Network::random(1);
+        let net = Network::random_bucketed(1, 4, 8);
         let report = run_for(&net, Duration::from_millis(20));
         assert!(report.evals_per_sec > 0.0 && report.updates_per_sec > 0.0);
         let line = report.to_string();
         assert!(
             line.starts_with("nn bench: ")
                 && line.ends_with(&format!(
-                    "path {}, N={HIDDEN}, buckets={}",
-                    simd::ACTIVE_PATH,
-                    net.buckets()
+                    "path {}, king buckets=4, N={HIDDEN}, buckets=8",
+                    simd::ACTIVE_PATH
                 )),
             "{line}"
         );
