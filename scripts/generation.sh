@@ -24,6 +24,8 @@
 #   POSITIONS [1000000]    self-play positions per generation     NODES [2500] soft nodes per move
 #   THREADS [2]            datagen and trainer threads              WINDOW [2] generations of data
 #   HIDDEN [the parent's]  the candidate's width N (128, 256, 512, 1024): set it to grow the net
+#   KING_BUCKETS [the parent's] the candidate's king buckets: 1 (none), 4, 8 or 16 (bullet's
+#                          ChessBucketsMirrored with the engine's maps, nets/README.md)
 #   BUCKETS [the parent's] the candidate's output buckets by piece count (8: bullet's
 #                          MaterialCount<8>; 1: a single output)
 #   EPOCHS [5]             passes over the training positions (the trainer sizes the run to the
@@ -96,19 +98,21 @@ log "building"
 mkdir -p "$bin"
 cp "$repo/target/release/datagen" "$repo/target/release/trainer" "$bin/"
 cp "$repo/target/release/patina" "$bin/patina-base"
-# The parent's width N and output buckets as the engine reads them off the net (its build script
-# knows the net format, which may change), not recomputed here: `bench nn` ends with
-# `N=<width>, buckets=<count>`.
+# The parent's king buckets, width N and output buckets as the engine reads them off the net
+# (its build script knows the net format, which may change), not recomputed here: `bench nn`
+# ends with `king buckets=<count>, N=<width>, buckets=<count>`.
 shape=$("$bin/patina-base" bench nn 2>&1) || true
+parent_king_buckets=$(sed -n 's/.*, king buckets=\([0-9][0-9]*\), N=[0-9]*, buckets=[0-9]*$/\1/p' <<< "$shape")
 parent_hidden=$(sed -n 's/.*, N=\([0-9][0-9]*\), buckets=[0-9]*$/\1/p' <<< "$shape")
 parent_buckets=$(sed -n 's/.*, buckets=\([0-9][0-9]*\)$/\1/p' <<< "$shape")
-if [ -z "$parent_hidden" ] || [ -z "$parent_buckets" ]; then
+if [ -z "$parent_king_buckets" ] || [ -z "$parent_hidden" ] || [ -z "$parent_buckets" ]; then
   log "$bin/patina-base bench nn did not give the parent's shape: $shape"
   exit 1
 fi
 hidden=${HIDDEN:-$parent_hidden}
 buckets=${BUCKETS:-$parent_buckets}
-log "parent $parent_name (generation $k), training generation $child, N=$hidden, buckets=$buckets"
+king_buckets=${KING_BUCKETS:-$parent_king_buckets}
+log "parent $parent_name (generation $k), training generation $child, king buckets=$king_buckets, N=$hidden, buckets=$buckets"
 
 # 1. Self-play with the parent (resumes an interrupted run in the same directory).
 games=$DATA/gen$k
@@ -139,6 +143,7 @@ done
 if [ "$k" -eq 0 ]; then default_wdl=1.0; else default_wdl=0.3; fi
 run=$DATA/train-gen$child
 net_id=gen$child-$hidden
+[ "$king_buckets" -eq 1 ] || net_id=$net_id-kb$king_buckets
 [ "$buckets" -eq 1 ] || net_id=$net_id-ob$buckets
 if [ ! -f "$run/$net_id.nnue" ]; then
   # shellcheck disable=SC2012 # the newest by time; the trainer names checkpoints plainly
@@ -149,7 +154,7 @@ if [ ! -f "$run/$net_id.nnue" ]; then
   else
     if [ -n "${SUPERBATCHES:-}" ]; then length=(--superbatches "$SUPERBATCHES"); else length=(--epochs "${EPOCHS:-5}"); fi
     log "training $net_id on $(( ${#viri[@]} / 2 )) files"
-    "$bin/trainer" train "${viri[@]}" --out-dir "$run" --net-id "$net_id" --hidden "$hidden" --buckets "$buckets" --threads "$THREADS" \
+    "$bin/trainer" train "${viri[@]}" --out-dir "$run" --net-id "$net_id" --hidden "$hidden" --buckets "$buckets" --king-buckets "$king_buckets" --threads "$THREADS" \
       "${length[@]}" --batches-per-superbatch "${BATCHES:-25}" --save-rate 5 \
       --lr-schedule cosine --lr "${LR:-0.001}" --lr-end "${LR_END:-0.00001}" --wdl "${WDL:-$default_wdl}" \
       --precision "${PRECISION:-bf16}" --seed "$child"
@@ -285,7 +290,7 @@ if [ -f "$sprt_dir/decided.log" ]; then sprt_log=$sprt_dir/decided.log; fi
 name=$net_id-$hash.nnue
 cp "$candidate" "$repo/nets/.$name.new"
 mv "$repo/nets/.$name.new" "$repo/nets/$name"
-printf '%s\n' --net "$name" --parent "$parent_name" --hidden "$hidden" --buckets "$buckets" \
+printf '%s\n' --net "$name" --parent "$parent_name" --hidden "$hidden" --buckets "$buckets" --king-buckets "$king_buckets" \
   --datagen "$bin/datagen" --window "$used" \
   --train-dir "$run" --sprt-log "$sprt_log" --tc "${TC:-8+0.08}" --elo0 "${ELO0:-0}" --elo1 "${ELO1:-5}" \
   > "$run/lineage-pending"

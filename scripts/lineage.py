@@ -84,6 +84,7 @@ def record(args):
         "sha256": hashlib.sha256(net.read_bytes()).hexdigest(),
         "hidden": args.hidden,
         "buckets": args.buckets,
+        "king_buckets": args.king_buckets,
         "parent": args.parent,
         "data": {
             "sources": sources(args.datagen, tomllib.loads(config)),
@@ -193,6 +194,7 @@ def main():
     for name in ["hidden", "window"]:
         rec.add_argument(f"--{name}", required=True, type=int)
     rec.add_argument("--buckets", type=int, default=1)
+    rec.add_argument("--king-buckets", type=int, default=1)
     for name in ["elo0", "elo1"]:
         rec.add_argument(f"--{name}", type=float, default=0.0 if name == "elo0" else 5.0)
     sub.add_parser("plot")
