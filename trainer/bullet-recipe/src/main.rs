@@ -1,13 +1,15 @@
 //! Patina's network, trained with bullet on a GPU.
 //!
-//! The net is the engine's: 768 chess inputs → N hidden (one layer shared by both perspectives),
+//! The net is the engine's: 768·K inputs → N hidden (one layer shared by both perspectives),
 //! SCReLU, the two halves concatenated side to move first, → B outputs of which the position's
 //! output bucket is used (`--buckets`: 1, a plain net, or 8, bullet's `MaterialCount<8>`,
 //! bucket (pieces − 2) / 4); eval scale 400; saved quantised with QA = 255, QB = 64 in the
-//! layout `patina::nnue::Network` reads:
+//! layout `patina::nnue::Network` reads. K (`--king-buckets`) is 1 for plain `Chess768`, or
+//! 4, 8 or 16 for `ChessBucketsMirrored` with the engine's own bucket map
+//! (`patina::nnue::KingBuckets`), so the trainer, this recipe and the engine cannot disagree.
 //!
 //! ```text
-//! feature weights [768][N] i16 (×QA)    one row of N per input feature
+//! feature weights [768·K][N] i16 (×QA)  one row of N per input feature, bucket by bucket
 //! feature bias    [N]      i16 (×QA)
 //! output weights  [B][2N]  i16 (×QB)    per bucket, first N for the side to move's half
 //! output biases   [B]      i16 (×QA·QB)
@@ -15,10 +17,14 @@
 //! ```
 //!
 //! bullet stores an affine layer's weights as an `outputs × inputs` matrix, column-major, so
-//! `l0w` (N × 768) is already 768 runs of N values. `l1w` (B × 2N) column-major holds, for each
+//! `l0w` (N × 768·K) is already 768·K runs of N values. `l1w` (B × 2N) column-major holds, for each
 //! hidden input, its B bucket weights; `.transpose()` writes it bucket by bucket instead, as
 //! the engine reads it (with B = 1 transposing changes nothing). Every checkpoint's
 //! `quantised.bin` loads in the engine as it is.
+//!
+//! `--factorise` adds bullet's factoriser: a shared 768 × N block added to every bucket's
+//! weights while training and merged into them when saving, so a rarely seen bucket starts
+//! from what all buckets learnt. The saved net has the same layout either way.
 //!
 //! Defaults are those of Patina's own trainer (`trainer/src/config.rs`). Run with `--help`.
 
@@ -27,10 +33,13 @@ use std::{path::Path, process::ExitCode};
 use bullet_lib::{
     game::{
         formats::bulletformat::ChessBoard,
-        inputs::Chess768,
+        inputs::{Chess768, ChessBucketsMirrored, SparseInputType},
         outputs::{MaterialCount, OutputBuckets},
     },
-    nn::optimiser::{AdamW, AdamWOptimiser},
+    nn::{
+        optimiser::{AdamW, AdamWOptimiser, AdamWParams},
+        InitSettings, ModelBuilder, ModelNode, Shape,
+    },
     trainer::{
         save::SavedFormat,
         schedule::{
@@ -45,6 +54,7 @@ use bullet_lib::{
         ValueTrainer, ValueTrainerBuilder,
     },
 };
+use patina::nnue::{KingBuckets, KING_BUCKET_COUNTS};
 
 /// Quantisation of the feature layer (weights and bias).
 const QA: i16 = 255;
@@ -52,9 +62,12 @@ const QA: i16 = 255;
 const QB: i16 = 64;
 /// Network output 1.0 is this many centipawns: the target's score part is sigmoid(cp / SCALE).
 const SCALE: f32 = 400.0;
+/// Weight clipping with the factoriser: a bucket's effective weight is the sum of two clipped
+/// values, so each is held to half of AdamW's usual ±1.98 (bullet's choice too).
+const FACTORISED_CLIP: f32 = 0.99;
 
 const USAGE: &str = "\
-patina-bullet-recipe: train Patina's 768->Nx2->B SCReLU net with bullet
+patina-bullet-recipe: train Patina's 768xK->Nx2->B SCReLU net with bullet
 
 USAGE: cargo run --release -- [OPTIONS] --data FILE [--data FILE ...]
        cargo run --release -- [OPTIONS] --viri FILE [--viri FILE ...]
@@ -65,12 +78,18 @@ DATA (one kind per run)
   --viri-buffer-mb MB       shuffle buffer of the viriformat loader [1024]
 
 NETWORK AND RUN
-  --hidden N                hidden width, a multiple of 32 [512, the default net's]
-  --buckets B               output buckets by piece count: 1 (none) or 8 (MaterialCount<8>) [8]
-  --superbatches S          [40]
+  --hidden N                hidden width, a multiple of 32 [the embedded net's]
+  --buckets B               output buckets by piece count: 1 (none) or 8 (MaterialCount<8>)
+                            [the embedded net's]
+  --king-buckets K          input buckets by king square, mirrored: 1 (none), 4, 8 or 16
+                            (ChessBucketsMirrored with the engine's maps) [the embedded net's]
+  --factorise               train a shared 768xN factoriser beside the K buckets, merged
+                            into them when saving
+  --epochs E                passes over --data, which sets the superbatches [5]
+  --superbatches S          run length instead of --epochs (required with --viri)
   --batch-size B            [16384]
-  --batches-per-superbatch  [6104]
-  --save-rate K             checkpoint every K superbatches (and at the end) [10]
+  --batches-per-superbatch  [25]
+  --save-rate K             checkpoint every K superbatches (and at the end) [5]
   --net-id NAME             [patina]
   --out-dir DIR             [checkpoints]
   --threads T               data-loading threads [all cores]
@@ -78,12 +97,13 @@ NETWORK AND RUN
   --seed SEED               weight initialisation seed [bullet's default]
 
 SCHEDULES (as Patina's trainer: superbatches count from 1)
-  --lr-schedule KIND        constant | step | cosine [step]
+  --lr-schedule KIND        constant | step | cosine [cosine]
   --lr LR                   initial learning rate [0.001]
   --lr-gamma G              step: multiply by G every --lr-step superbatches [0.1]
   --lr-step K               [18]
-  --lr-end LR               cosine: rate reached at the last superbatch [--lr x 0.01]
-  --wdl L                   lambda, the game result's weight in the target [0.75]
+  --lr-end LR               cosine: rate reached at the last superbatch [0.00001, or
+                            --lr x 0.01 when --lr is given]
+  --wdl L                   lambda, the game result's weight in the target [0.3]
   --wdl-end L               taper lambda linearly from --wdl to this over the run
 
 OTHER
@@ -146,7 +166,10 @@ struct Options {
     viri_buffer_mb: usize,
     hidden: usize,
     buckets: usize,
-    superbatches: usize,
+    king_buckets: usize,
+    factorise: bool,
+    epochs: f64,
+    superbatches: Option<usize>,
     batch_size: usize,
     batches_per_superbatch: usize,
     save_rate: usize,
@@ -156,7 +179,7 @@ struct Options {
     device: i32,
     seed: Option<u64>,
     lr_schedule: String,
-    lr: f32,
+    lr: Option<f32>,
     lr_gamma: f32,
     lr_step: usize,
     lr_end: Option<f32>,
@@ -165,29 +188,39 @@ struct Options {
     dry_run: bool,
 }
 
+/// Patina's trainer's defaults (`trainer/src/config.rs`), which are the default net's recipe.
+const EPOCHS: f64 = 5.0;
+const LR: f32 = 0.001;
+const LR_END: f32 = 0.000_01;
+const WDL: f32 = 0.3;
+
 impl Default for Options {
     fn default() -> Self {
+        let embedded = patina::nnue::Network::embedded();
         Self {
             data: Vec::new(),
             viri: Vec::new(),
             viri_buffer_mb: 1024,
-            hidden: 512,
-            buckets: 8,
-            superbatches: 40,
+            hidden: patina::nnue::HIDDEN,
+            buckets: embedded.buckets(),
+            king_buckets: embedded.king_buckets.count(),
+            factorise: false,
+            epochs: EPOCHS,
+            superbatches: None,
             batch_size: 16_384,
-            batches_per_superbatch: 6104,
-            save_rate: 10,
+            batches_per_superbatch: 25,
+            save_rate: 5,
             net_id: "patina".into(),
             out_dir: "checkpoints".into(),
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             device: 0,
             seed: None,
-            lr_schedule: "step".into(),
-            lr: 0.001,
+            lr_schedule: "cosine".into(),
+            lr: None,
             lr_gamma: 0.1,
             lr_step: 18,
             lr_end: None,
-            wdl: 0.75,
+            wdl: WDL,
             wdl_end: None,
             dry_run: false,
         }
@@ -216,6 +249,10 @@ impl Options {
                     o.dry_run = true;
                     continue;
                 }
+                "--factorise" => {
+                    o.factorise = true;
+                    continue;
+                }
                 _ => {}
             }
             let value = match inline.or_else(|| args.next()) {
@@ -229,7 +266,9 @@ impl Options {
                 "--viri-buffer-mb" => o.viri_buffer_mb = number(&flag, v)?,
                 "--hidden" => o.hidden = number(&flag, v)?,
                 "--buckets" => o.buckets = number(&flag, v)?,
-                "--superbatches" => o.superbatches = number(&flag, v)?,
+                "--king-buckets" => o.king_buckets = number(&flag, v)?,
+                "--epochs" => o.epochs = number(&flag, v)?,
+                "--superbatches" => o.superbatches = Some(number(&flag, v)?),
                 "--batch-size" => o.batch_size = number(&flag, v)?,
                 "--batches-per-superbatch" => o.batches_per_superbatch = number(&flag, v)?,
                 "--save-rate" => o.save_rate = number(&flag, v)?,
@@ -239,7 +278,7 @@ impl Options {
                 "--device" => o.device = number(&flag, v)?,
                 "--seed" => o.seed = Some(number(&flag, v)?),
                 "--lr-schedule" => o.lr_schedule = value,
-                "--lr" => o.lr = number(&flag, v)?,
+                "--lr" => o.lr = Some(number(&flag, v)?),
                 "--lr-gamma" => o.lr_gamma = number(&flag, v)?,
                 "--lr-step" => o.lr_step = number(&flag, v)?,
                 "--lr-end" => o.lr_end = Some(number(&flag, v)?),
@@ -277,8 +316,26 @@ impl Options {
         if ![1, 8].contains(&self.buckets) {
             return Err("--buckets must be 1 (no output buckets) or 8".into());
         }
+        if !KING_BUCKET_COUNTS.contains(&self.king_buckets) {
+            return Err(format!(
+                "--king-buckets must be one of {KING_BUCKET_COUNTS:?} (1: none)"
+            ));
+        }
+        if self.factorise && self.king_buckets == 1 {
+            return Err("--factorise needs king buckets (--king-buckets 4, 8 or 16)".into());
+        }
+        if !(self.epochs > 0.0 && self.epochs <= 10_000.0) {
+            return Err("--epochs must lie in (0, 10000]".into());
+        }
+        if self.superbatches.is_none() && !self.viri.is_empty() {
+            return Err(
+                "--viri needs --superbatches: the positions in game files are not \
+                        known before they are read"
+                    .into(),
+            );
+        }
         if [
-            self.superbatches,
+            self.superbatches(),
             self.batch_size,
             self.batches_per_superbatch,
             self.save_rate,
@@ -299,18 +356,43 @@ impl Options {
         self.lr_scheduler().map(|_| ())
     }
 
+    fn dims(&self) -> Dims {
+        Dims {
+            hidden: self.hidden,
+            buckets: self.buckets,
+            king_buckets: self.king_buckets,
+        }
+    }
+
+    /// Positions in the bulletformat files (32 bytes each); 0 with viriformat files.
+    fn positions(&self) -> u64 {
+        let bytes = self.data.iter().filter_map(|p| std::fs::metadata(p).ok());
+        bytes.map(|m| m.len() / 32).sum()
+    }
+
+    /// `--superbatches`, or as many as `--epochs` passes over the data take (at least one).
+    fn superbatches(&self) -> usize {
+        self.superbatches.unwrap_or_else(|| {
+            let batch = (self.batch_size * self.batches_per_superbatch).max(1) as f64;
+            ((self.epochs * self.positions() as f64 / batch).ceil() as usize).max(1)
+        })
+    }
+
     fn lr_scheduler(&self) -> Result<Lr, String> {
+        let start = self.lr.unwrap_or(LR);
         Ok(match self.lr_schedule.as_str() {
-            "constant" => Lr::Constant(lr::ConstantLR { value: self.lr }),
+            "constant" => Lr::Constant(lr::ConstantLR { value: start }),
             "step" => Lr::Step(lr::StepLR {
-                start: self.lr,
+                start,
                 gamma: self.lr_gamma,
                 step: self.lr_step,
             }),
             "cosine" => Lr::Cosine(lr::CosineDecayLR {
-                initial_lr: self.lr,
-                final_lr: self.lr_end.unwrap_or(self.lr * 0.01),
-                final_superbatch: self.superbatches,
+                initial_lr: start,
+                final_lr: self
+                    .lr_end
+                    .unwrap_or(self.lr.map_or(LR_END, |lr| lr * 0.01)),
+                final_superbatch: self.superbatches(),
             }),
             other => {
                 return Err(format!(
@@ -331,14 +413,29 @@ impl Options {
     }
 }
 
-/// Bytes of a quantised 768→N×2→B net's values: 769·N + B·(2N + 1) i16s.
-fn unpadded_bytes(hidden: usize, buckets: usize) -> u64 {
-    2 * (769 * hidden as u64 + buckets as u64 * (2 * hidden as u64 + 1))
+/// The net's dimensions: N, B and K.
+#[derive(Clone, Copy, Debug)]
+struct Dims {
+    hidden: usize,
+    buckets: usize,
+    king_buckets: usize,
 }
 
-/// Size of the net file: the values padded to a multiple of 64 bytes.
-fn net_bytes(hidden: usize, buckets: usize) -> u64 {
-    unpadded_bytes(hidden, buckets).div_ceil(64) * 64
+impl Dims {
+    fn inputs(self) -> usize {
+        768 * self.king_buckets
+    }
+
+    /// Bytes of the quantised values: (768·K + 1)·N + B·(2N + 1) i16s.
+    fn unpadded_bytes(self) -> u64 {
+        let (n, b) = (self.hidden as u64, self.buckets as u64);
+        2 * ((self.inputs() as u64 + 1) * n + b * (2 * n + 1))
+    }
+
+    /// Size of the net file: the values padded to a multiple of 64 bytes.
+    fn net_bytes(self) -> u64 {
+        self.unpadded_bytes().div_ceil(64) * 64
+    }
 }
 
 /// Positions to print the trained net's evaluation of, for comparison with the engine's `eval`.
@@ -366,17 +463,49 @@ fn main() -> ExitCode {
         );
         return ExitCode::FAILURE;
     }
+    // One bucket is plain chess768: ChessBucketsMirrored would still mirror the board.
+    match KingBuckets::with_count(options.king_buckets) {
+        Some(map) if map.count() > 1 => build(
+            ChessBucketsMirrored::new(map.map().map(usize::from)),
+            &options,
+        ),
+        _ => build(Chess768, &options),
+    }
+}
 
-    let hidden = options.hidden;
+/// Sets the net up on `inputs` (768·K of them) and trains it.
+fn build<I: SparseInputType<RequiredDataType = ChessBoard>>(
+    inputs: I,
+    options: &Options,
+) -> ExitCode {
+    let dims = options.dims();
+    let factorise = options.factorise;
+    let king_buckets = dims.king_buckets;
+    let feature_weights = if factorise {
+        // The factoriser, 768 runs of N, repeats once per bucket as the weights do.
+        SavedFormat::id("l0w").transform(move |store, weights| {
+            let shared = store.get("l0f").values.f32().repeat(king_buckets);
+            weights
+                .into_iter()
+                .zip(shared)
+                .map(|(w, f)| w + f)
+                .collect()
+        })
+    } else {
+        SavedFormat::id("l0w")
+    };
     let mut builder = ValueTrainerBuilder::default()
         .dual_perspective()
         .optimiser(AdamW) // AdamW defaults: decay 0.01, β 0.9/0.999, weights clipped to ±1.98
-        .inputs(Chess768)
+        .inputs(inputs)
         .use_device(options.device)
         .save_format(&[
-            SavedFormat::id("l0w").round().quantise::<i16>(QA),
+            feature_weights.round().quantise::<i16>(QA),
             SavedFormat::id("l0b").round().quantise::<i16>(QA),
-            SavedFormat::id("l1w").round().quantise::<i16>(QB).transpose(),
+            SavedFormat::id("l1w")
+                .round()
+                .quantise::<i16>(QB)
+                .transpose(),
             SavedFormat::id("l1b").round().quantise::<i16>(QA * QB),
         ])
         // Target: λ·result + (1 − λ)·sigmoid(score / SCALE); the net's output goes through a
@@ -386,42 +515,65 @@ fn main() -> ExitCode {
         builder = builder.seed(seed);
     }
     // bullet takes no one-bucket `output_buckets`, and the graph gains a bucket input with them.
-    match options.buckets {
+    match dims.buckets {
         1 => train(
             builder.build(move |b, stm, ntm| {
-                let l0 = b.new_affine("l0", 768, hidden);
-                let l1 = b.new_affine("l1", 2 * hidden, 1);
-                let ours = l0.forward(stm).screlu();
-                let theirs = l0.forward(ntm).screlu();
-                l1.forward(ours.concat(theirs))
+                let hidden = hidden_layer(b, stm, ntm, dims, factorise);
+                b.new_affine("l1", 2 * dims.hidden, 1).forward(hidden)
             }),
-            &options,
+            options,
         ),
         8 => train(
             builder
                 .output_buckets(MaterialCount::<8>)
                 .build(move |b, stm, ntm, buckets| {
-                    let l0 = b.new_affine("l0", 768, hidden);
-                    let l1 = b.new_affine("l1", 2 * hidden, 8);
-                    let ours = l0.forward(stm).screlu();
-                    let theirs = l0.forward(ntm).screlu();
-                    l1.forward(ours.concat(theirs)).select(buckets)
+                    let hidden = hidden_layer(b, stm, ntm, dims, factorise);
+                    let l1 = b.new_affine("l1", 2 * dims.hidden, 8);
+                    l1.forward(hidden).select(buckets)
                 }),
-            &options,
+            options,
         ),
         _ => unreachable!("checked when parsing"),
     }
 }
 
+/// Both perspectives through the feature layer `l0` and SCReLU, side to move first.
+fn hidden_layer<'a>(
+    b: &'a ModelBuilder,
+    stm: ModelNode<'a>,
+    ntm: ModelNode<'a>,
+    dims: Dims,
+    factorise: bool,
+) -> ModelNode<'a> {
+    let mut l0 = b.new_affine("l0", dims.inputs(), dims.hidden);
+    // 32 of the 768·K inputs are active whatever K is: initialise as for 768 inputs, as
+    // Patina's trainer does.
+    l0.init_with_effective_input_size(768);
+    if factorise {
+        let shared = b.new_weights("l0f", Shape::new(dims.hidden, 768), InitSettings::Zeroed);
+        l0.weights = l0.weights + shared.repeat(dims.king_buckets);
+    }
+    l0.forward(stm).screlu().concat(l0.forward(ntm).screlu())
+}
+
 /// Trains the built net (or, with --dry-run, saves it untrained) and copies the final net out.
-fn train<Out: OutputBuckets<ChessBoard>>(
-    mut trainer: ValueTrainer<AdamWOptimiser, Chess768, Out>,
+fn train<I: SparseInputType<RequiredDataType = ChessBoard>, Out: OutputBuckets<ChessBoard>>(
+    mut trainer: ValueTrainer<AdamWOptimiser, I, Out>,
     options: &Options,
 ) -> ExitCode {
-    let (hidden, buckets) = (options.hidden, options.buckets);
+    let dims = options.dims();
     if let Err(e) = std::fs::create_dir_all(&options.out_dir) {
         eprintln!("error: {}: {e}", options.out_dir);
         return ExitCode::FAILURE;
+    }
+    if options.factorise {
+        let clip = AdamWParams {
+            min_weight: -FACTORISED_CLIP,
+            max_weight: FACTORISED_CLIP,
+            ..AdamWParams::default()
+        };
+        trainer.optimiser.set_params_for_weight("l0w", clip);
+        trainer.optimiser.set_params_for_weight("l0f", clip);
     }
 
     if options.dry_run {
@@ -430,9 +582,10 @@ fn train<Out: OutputBuckets<ChessBoard>>(
             eprintln!("error: {path}: {e}");
             return ExitCode::FAILURE;
         }
-        return report_net(&path, hidden, buckets);
+        return report_net(&path, dims);
     }
 
+    let superbatches = options.superbatches();
     let schedule = TrainingSchedule {
         net_id: options.net_id.clone(),
         eval_scale: SCALE,
@@ -440,7 +593,7 @@ fn train<Out: OutputBuckets<ChessBoard>>(
             batch_size: options.batch_size,
             batches_per_superbatch: options.batches_per_superbatch,
             start_superbatch: 1,
-            end_superbatch: options.superbatches,
+            end_superbatch: superbatches,
         },
         wdl_scheduler: options.wdl_scheduler(),
         lr_scheduler: options.lr_scheduler().expect("checked when parsing"),
@@ -478,36 +631,53 @@ fn train<Out: OutputBuckets<ChessBoard>>(
 
     // bullet writes `<out_dir>/<net_id>-<superbatch>/quantised.bin`; the last one is the net.
     let last = format!(
-        "{}/{}-{}/quantised.bin",
-        options.out_dir, options.net_id, options.superbatches
+        "{}/{}-{superbatches}/quantised.bin",
+        options.out_dir, options.net_id
     );
     let net = format!("{}/{}.nnue", options.out_dir, options.net_id);
     if let Err(e) = std::fs::copy(&last, &net) {
         eprintln!("error: copying {last} to {net}: {e}");
         return ExitCode::FAILURE;
     }
-    report_net(&net, hidden, buckets)
+    report_net(&net, dims)
 }
 
-/// Checks the file has the size the engine loads for width `hidden` and `buckets` buckets.
-fn report_net(path: &str, hidden: usize, buckets: usize) -> ExitCode {
-    let want = net_bytes(hidden, buckets);
-    match std::fs::read(Path::new(path)) {
-        Ok(bytes) if bytes.len() as u64 != want => {
-            eprintln!(
-                "error: {path} has {} bytes, expected {want} for N = {hidden}, B = {buckets}",
-                bytes.len()
-            );
-            ExitCode::FAILURE
+/// Checks that the file loads in the engine as a net of these dimensions.
+fn report_net(path: &str, dims: Dims) -> ExitCode {
+    let bytes = match std::fs::read(Path::new(path)) {
+        Ok(bytes) => bytes,
+        Err(e) => {
+            eprintln!("error: {path}: {e}");
+            return ExitCode::FAILURE;
         }
-        Ok(_) => {
+    };
+    if bytes.len() as u64 != dims.net_bytes() {
+        eprintln!(
+            "error: {path} has {} bytes, expected {} for {dims:?}",
+            bytes.len(),
+            dims.net_bytes()
+        );
+        return ExitCode::FAILURE;
+    }
+    match patina::nnue::Network::from_bytes(&bytes) {
+        Ok(net)
+            if net.king_buckets.count() == dims.king_buckets && net.buckets() == dims.buckets =>
+        {
             println!(
-                "Wrote {path} ({want} bytes, 768→{hidden}x2→{buckets}): load it with EvalFile or EVALFILE="
+                "Wrote {path} ({} bytes, 768x{}->{}x2->{}): load it with EvalFile or EVALFILE=",
+                bytes.len(),
+                dims.king_buckets,
+                dims.hidden,
+                dims.buckets
             );
             ExitCode::SUCCESS
         }
+        Ok(_) => {
+            eprintln!("error: {path} loads with other bucket counts than {dims:?}");
+            ExitCode::FAILURE
+        }
         Err(e) => {
-            eprintln!("error: {path}: {e}");
+            eprintln!("error: {path} does not load in the engine: {e}");
             ExitCode::FAILURE
         }
     }
@@ -517,25 +687,90 @@ fn report_net(path: &str, hidden: usize, buckets: usize) -> ExitCode {
 mod tests {
     use super::*;
 
+    fn dims(hidden: usize, buckets: usize, king_buckets: usize) -> Dims {
+        Dims {
+            hidden,
+            buckets,
+            king_buckets,
+        }
+    }
+
     #[test]
     fn net_size_matches_the_engine() {
         // nets/gen0-random-128.nnue and friends are 197440 bytes; with 8 buckets 201024.
-        assert_eq!(net_bytes(128, 1), 197_440);
-        assert_eq!(unpadded_bytes(128, 1), 197_378);
-        assert_eq!(net_bytes(128, 8), 201_024);
-        assert_eq!(unpadded_bytes(128, 8), 200_976);
-        assert_eq!(net_bytes(96, 8) % 64, 0);
+        assert_eq!(dims(128, 1, 1).net_bytes(), 197_440);
+        assert_eq!(dims(128, 1, 1).unpadded_bytes(), 197_378);
+        assert_eq!(dims(128, 8, 1).net_bytes(), 201_024);
+        assert_eq!(dims(128, 8, 1).unpadded_bytes(), 200_976);
+        assert_eq!(dims(96, 8, 1).net_bytes() % 64, 0);
+        // Four buckets hold three more copies of the 768 × 128 weights.
+        assert_eq!(
+            dims(128, 8, 4).unpadded_bytes(),
+            200_976 + 2 * 3 * 768 * 128
+        );
+    }
+
+    #[test]
+    fn net_size_is_the_engines_for_every_shape() {
+        for &k in &KING_BUCKET_COUNTS {
+            for b in [1, 8] {
+                let d = dims(patina::nnue::HIDDEN, b, k);
+                let random = patina::nnue::Network::random_bucketed(1, k, b);
+                assert_eq!(random.to_bytes().len() as u64, d.net_bytes(), "{d:?}");
+            }
+        }
+    }
+
+    /// A bulletformat file of `positions` (zeroed) records, in a folder of its own.
+    fn bulletformat_file(name: &str, positions: usize) -> String {
+        let dir = std::env::temp_dir().join(format!("recipe-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("data.bin");
+        std::fs::write(&path, vec![0u8; 32 * positions]).unwrap();
+        path.to_string_lossy().into_owned()
     }
 
     #[test]
     fn schedules_match_patina_defaults() {
         let o = Options {
-            data: vec!["Cargo.toml".into()],
+            data: vec![bulletformat_file("schedules", 1)],
+            superbatches: Some(40),
             ..Options::default()
         };
         let lr = o.lr_scheduler().unwrap();
-        assert_eq!(lr.lr(0, 18), 0.001);
-        assert!((lr.lr(0, 19) - 0.0001).abs() < 1e-9);
-        assert_eq!(o.wdl_scheduler().blend(0, 7, 40), 0.75);
+        // bullet's cosine starts at superbatch 0 and reaches the end at the last one.
+        assert_eq!(lr.lr(0, 0), LR);
+        assert!((lr.lr(0, 40) - LR_END).abs() < 1e-9);
+        assert_eq!(o.wdl_scheduler().blend(0, 7, 40), WDL);
+    }
+
+    #[test]
+    fn epochs_size_the_run() {
+        let o = Options {
+            data: vec![bulletformat_file("epochs", 1000)],
+            batch_size: 10,
+            batches_per_superbatch: 3,
+            epochs: 2.0,
+            ..Options::default()
+        };
+        // 2000 positions in superbatches of 30: the last one partly filled.
+        assert_eq!(o.superbatches(), 67);
+    }
+
+    #[test]
+    fn bucket_flags_are_checked() {
+        let data = bulletformat_file("flags", 10);
+        let parse = |extra: &[&str]| {
+            let args = ["--data", data.as_str()]
+                .into_iter()
+                .chain(extra.iter().copied());
+            Options::parse(args.map(String::from))
+        };
+        let o = parse(&["--king-buckets", "8", "--factorise"])
+            .unwrap()
+            .unwrap();
+        assert_eq!((o.king_buckets, o.factorise), (8, true));
+        assert!(parse(&["--king-buckets", "3"]).is_err());
+        assert!(parse(&["--king-buckets", "1", "--factorise"]).is_err());
     }
 }
