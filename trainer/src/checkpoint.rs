@@ -15,8 +15,8 @@ use crate::history::Record;
 use crate::precision::Precision;
 
 const MAGIC: &[u8; 8] = b"PATINACK";
-/// Version 5 adds the number of king buckets after the output buckets; a version 4 checkpoint is
-/// the same without it (no king buckets). Version 4 began holding out the data's last positions
+/// Version 5 adds the number of king buckets and whether there is a factoriser after the output
+/// buckets; a version 4 checkpoint is the same without them (no king buckets, no factoriser). Version 4 began holding out the data's last positions
 /// for validation: earlier versions come from trainers that held out random ones, so their runs
 /// cannot continue exactly and are refused.
 const VERSION: u32 = 5;
@@ -30,6 +30,8 @@ pub struct Checkpoint {
     pub buckets: u64,
     /// King buckets K.
     pub king_buckets: u64,
+    /// Whether the feature layer has a factoriser.
+    pub factoriser: bool,
     pub precision: Precision,
     /// Reproducibility holds for the same thread count.
     pub threads: u64,
@@ -54,6 +56,7 @@ impl Checkpoint {
         config.hidden = self.hidden as usize;
         config.buckets = self.buckets as usize;
         config.king_buckets = self.king_buckets as usize;
+        config.factoriser = self.factoriser;
         config.precision = self.precision;
         config.out_dir = out_dir.unwrap_or(folder_of(at)).to_owned();
         Ok(config)
@@ -66,6 +69,7 @@ impl Checkpoint {
             self.hidden,
             self.buckets,
             self.king_buckets,
+            u64::from(self.factoriser),
             self.precision.code(),
             self.threads,
             self.step,
@@ -121,7 +125,17 @@ impl Checkpoint {
             ));
         }
         let (hidden, buckets) = (r.u64()?, r.u64()?);
-        let king_buckets = if version == 4 { 1 } else { r.u64()? };
+        let (king_buckets, factoriser) = if version == 4 {
+            (1, false)
+        } else {
+            let king_buckets = r.u64()?;
+            let factoriser = match r.u64()? {
+                0 => false,
+                1 => true,
+                other => return Err(format!("factoriser flag {other} is neither 0 nor 1")),
+            };
+            (king_buckets, factoriser)
+        };
         let code = r.u64()?;
         let precision =
             Precision::from_code(code).ok_or(format!("unknown precision code {code}"))?;
@@ -155,6 +169,7 @@ impl Checkpoint {
             hidden,
             buckets,
             king_buckets,
+            factoriser,
             precision,
             threads,
             step,
@@ -244,6 +259,7 @@ mod tests {
             hidden: 64,
             buckets: 8,
             king_buckets: 4,
+            factoriser: true,
             precision: Precision::Bf16,
             threads: 2,
             step: 12,
@@ -300,16 +316,17 @@ mod tests {
         assert!(newer.contains("version 6"), "{newer}");
     }
 
-    /// Version 4, written before king buckets, is version 5 without their count: it reads as a
-    /// run without them.
+    /// Version 4, written before king buckets, is version 5 without their count and the
+    /// factoriser flag: it reads as a run without either.
     #[test]
     fn version_4_reads_as_one_king_bucket() {
         let mut checkpoint = sample();
         checkpoint.king_buckets = 1;
+        checkpoint.factoriser = false;
         let current = checkpoint.to_bytes();
-        // The count is the third u64 after the magic and version.
+        // The count and the flag are the third and fourth u64 after the magic and version.
         let field = 8 + 4 + 2 * 8;
-        let mut bytes = [&current[..field], &current[field + 8..current.len() - 8]].concat();
+        let mut bytes = [&current[..field], &current[field + 16..current.len() - 8]].concat();
         bytes[8..12].copy_from_slice(&4u32.to_le_bytes());
         bytes.extend(checksum(&bytes).to_le_bytes());
         // Compared as bytes: the sample's NaN validation loss is unequal to itself.

@@ -69,6 +69,10 @@ pub struct Config {
     /// King buckets K (bullet's `ChessBucketsMirrored` with the engine's map for K: one of
     /// `KING_BUCKET_COUNTS`, 1 for plain chess768 inputs); by default the embedded net's.
     pub king_buckets: usize,
+    /// Train a factoriser beside the king buckets: 768 rows every position uses as well as its
+    /// bucket's, added into every bucket in the saved net (bullet's factoriser). Feature
+    /// weights are then clipped to ±`optim::FACTORISED_CLIP`, so that the sums stay in range.
+    pub factoriser: bool,
     /// Number format of the backward pass's working rows (`precision`).
     pub precision: Precision,
     /// The run's length; with `epochs` set (the default) it follows from the data's size when
@@ -108,6 +112,7 @@ impl Default for Config {
             hidden: patina::nnue::HIDDEN,
             buckets: patina::nnue::Network::embedded().buckets(),
             king_buckets: patina::nnue::Network::embedded().king_buckets.count(),
+            factoriser: false,
             precision: Precision::default(),
             superbatches,
             epochs: Some(defaults::EPOCHS),
@@ -213,6 +218,9 @@ impl Config {
                 self.king_buckets
             )));
         }
+        if self.factoriser && self.king_buckets == 1 {
+            return fail("a factoriser needs king buckets (4, 8 or 16) to share its rows among");
+        }
         if self.epochs.is_some_and(|e| !(e > 0.0 && e <= 10_000.0)) {
             return fail("epochs must be a number above 0 and at most 10000");
         }
@@ -259,11 +267,12 @@ impl Config {
 }
 
 impl Config {
-    /// The net's king and output buckets.
+    /// The net's king and output buckets, and its factoriser.
     pub fn shape(&self) -> Shape {
         Shape {
             king_buckets: self.king_buckets,
             buckets: self.buckets,
+            factoriser: self.factoriser,
         }
     }
 
@@ -324,9 +333,10 @@ fn check_filter(filter: &Filter) -> Result<()> {
 
 impl fmt::Display for Config {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        let factoriser = if self.factoriser { " + factoriser" } else { "" };
         let net = format!(
-            "{}→{}x2→{} SCReLU",
-            self.shape().inputs(),
+            "{}{factoriser}→{}x2→{} SCReLU",
+            self.shape().merged().inputs(),
             self.hidden,
             self.buckets
         );
@@ -483,6 +493,11 @@ mod tests {
             },
             Config {
                 king_buckets: 2,
+                ..base.clone()
+            },
+            Config {
+                king_buckets: 1,
+                factoriser: true,
                 ..base.clone()
             },
             Config {

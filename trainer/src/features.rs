@@ -7,17 +7,47 @@
 //! (`patina::nnue::InputView::default()`) for the two real colours.
 
 use bulletformat::ChessBoard;
-use patina::nnue::{KingBuckets, SCALE};
+use patina::nnue::{KingBuckets, INPUTS, SCALE};
 
 /// A position has at most 32 pieces.
-pub const MAX_ACTIVE: usize = 32;
+pub const MAX_PIECES: usize = 32;
+/// Each piece activates one row, and one more with a factoriser.
+pub const MAX_ACTIVE: usize = 2 * MAX_PIECES;
+
+/// Which rows of the feature weights a position activates: those of each perspective's king
+/// bucket and, with a factoriser, the same feature's row in a block of 768 after the last
+/// bucket that every position shares (bullet's factoriser, as a virtual bucket always active).
+/// A trained factoriser is added into every bucket for the engine (`Model::merged`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InputLayout {
+    pub king_buckets: KingBuckets,
+    pub factoriser: bool,
+}
+
+impl InputLayout {
+    /// Plain chess768: no king buckets, no factoriser.
+    pub const fn plain() -> Self {
+        Self {
+            king_buckets: KingBuckets::none(),
+            factoriser: false,
+        }
+    }
+
+    /// Rows of feature weights the trainer keeps: 768 per king bucket and for the factoriser.
+    pub fn rows(&self) -> usize {
+        INPUTS * (self.king_buckets.count() + usize::from(self.factoriser))
+    }
+}
 
 /// Rows of the feature weights that are active, per perspective.
 #[derive(Clone, Copy, Debug)]
 pub struct Features {
     pub stm: [u16; MAX_ACTIVE],
     pub ntm: [u16; MAX_ACTIVE],
+    /// Active rows per perspective: the pieces, twice with a factoriser.
     pub len: usize,
+    /// Pieces on the board, which pick the output bucket.
+    pub pieces: usize,
 }
 
 impl Features {
@@ -25,12 +55,14 @@ impl Features {
     /// squares on the board). With king buckets each perspective's rows are those of its king's
     /// bucket, its squares mirrored when that king is on files e–h, as bullet's
     /// `ChessBucketsMirrored` reads the record (bulletformat stores the other side's king square
-    /// from that side's view).
+    /// from that side's view). A factoriser adds, after the pieces' rows, their rows in its
+    /// block: bullet's `feature % 768`, mirroring included.
     ///
     /// Reads the record's fields directly (bit by bit as bulletformat's own iterator does):
     /// this runs for every position of every batch.
     #[inline]
-    pub fn of(board: &ChessBoard, king_buckets: &KingBuckets) -> Self {
+    pub fn of(board: &ChessBoard, layout: &InputLayout) -> Self {
+        let king_buckets = &layout.king_buckets;
         let stm_view = king_buckets.view_from_own_side(usize::from(board.our_ksq()));
         let ntm_view = king_buckets.view_from_own_side(usize::from(board.opp_ksq()));
         let (mut stm, mut ntm) = ([0; MAX_ACTIVE], [0; MAX_ACTIVE]);
@@ -49,7 +81,21 @@ impl Features {
             ntm[len] = ntm_view.index_from_own_side(!theirs, piece_type, square ^ 56) as u16;
             len += 1;
         }
-        Self { stm, ntm, len }
+        let pieces = len;
+        if layout.factoriser {
+            let block = (INPUTS * king_buckets.count()) as u16;
+            for i in 0..pieces {
+                stm[pieces + i] = block + stm[i] % INPUTS as u16;
+                ntm[pieces + i] = block + ntm[i] % INPUTS as u16;
+            }
+            len *= 2;
+        }
+        Self {
+            stm,
+            ntm,
+            len,
+            pieces,
+        }
     }
 
     pub fn stm(&self) -> &[u16] {
@@ -64,7 +110,7 @@ impl Features {
 /// Why a record cannot be turned into features, if it cannot.
 pub fn check_record(board: &ChessBoard) -> Result<(), &'static str> {
     let pieces = board.occ.count_ones() as usize;
-    if pieces > MAX_ACTIVE {
+    if pieces > MAX_PIECES {
         return Err("more than 32 pieces");
     }
     let codes = (0..pieces).map(|i| (board.pcs[i / 2] >> (4 * (i & 1))) & 0b1111);
@@ -127,7 +173,7 @@ mod tests {
         ];
         for fen in fens {
             let board = Board::from_fen(fen).unwrap();
-            let features = Features::of(&record(fen), &KingBuckets::none());
+            let features = Features::of(&record(fen), &InputLayout::plain());
             let (us, them) = (board.side_to_move(), !board.side_to_move());
             let mut stm = features.stm().to_vec();
             let mut ntm = features.ntm().to_vec();
@@ -196,7 +242,11 @@ mod tests {
                 assert_eq!(engine(board.side_to_move()), stm, "{count} buckets, {fen}");
                 assert_eq!(engine(!board.side_to_move()), ntm, "{count} buckets, {fen}");
                 // And the trainer's own reading of the record.
-                let features = Features::of(&record(fen), &buckets);
+                let mut layout = InputLayout {
+                    king_buckets: buckets,
+                    factoriser: false,
+                };
+                let features = Features::of(&record(fen), &layout);
                 let sorted = |rows: &[u16]| {
                     let mut rows: Vec<usize> = rows.iter().map(|&r| usize::from(r)).collect();
                     rows.sort_unstable();
@@ -204,6 +254,24 @@ mod tests {
                 };
                 assert_eq!(sorted(features.stm()), stm, "{count} buckets, {fen}");
                 assert_eq!(sorted(features.ntm()), ntm, "{count} buckets, {fen}");
+                // A factoriser adds bullet's `Factorises<ChessBucketsMirrored> for Chess768`
+                // rows, feature % 768, in the block after the buckets.
+                layout.factoriser = true;
+                let factorised = Features::of(&record(fen), &layout);
+                assert_eq!(factorised.pieces, features.len);
+                let shared = |rows: &[usize]| {
+                    let block = 768 * count;
+                    let mut rows: Vec<usize> = rows.iter().map(|r| block + r % 768).collect();
+                    rows.sort_unstable();
+                    rows
+                };
+                let both = |bucketed: &[usize]| {
+                    let mut rows = [bucketed, &shared(bucketed)].concat();
+                    rows.sort_unstable();
+                    rows
+                };
+                assert_eq!(sorted(factorised.stm()), both(&stm), "{count}, {fen}");
+                assert_eq!(sorted(factorised.ntm()), both(&ntm), "{count}, {fen}");
             }
         }
     }
@@ -211,7 +279,7 @@ mod tests {
     #[test]
     fn reads_records_as_bulletformats_iterator_does() {
         let board = record("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R b KQkq - 0 1");
-        let features = Features::of(&board, &KingBuckets::none());
+        let features = Features::of(&board, &InputLayout::plain());
         let pairs: Vec<(u8, u8)> = board.into_iter().collect();
         assert_eq!(pairs.len(), features.len);
         for (k, (piece, square)) in pairs.into_iter().enumerate() {

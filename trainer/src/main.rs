@@ -131,6 +131,10 @@ struct TrainArgs {
          `ChessBucketsMirrored` with the engine's map (nets/README.md)",
         format!("{}, the engine's", Network::embedded().king_buckets.count())))]
     king_buckets: Option<usize>,
+    /// Train bullet's factoriser beside the king buckets: 768 rows shared by all of them, added
+    /// into each when the net is saved.
+    #[arg(long)]
+    factoriser: bool,
     #[arg(long, value_enum, help = with_default(
         "Number format of the weights and hidden gradients the backward pass sums (f32 computes \
          exactly as bullet does)",
@@ -231,6 +235,7 @@ impl TrainArgs {
             || self.hidden.is_some()
             || self.buckets.is_some()
             || self.king_buckets.is_some()
+            || self.factoriser
             || self.precision.is_some()
             || self.superbatches.is_some()
             || self.epochs.is_some()
@@ -273,6 +278,9 @@ impl TrainArgs {
         );
         if let Some(init) = &self.init {
             config.init = Some(init.clone());
+        }
+        if self.factoriser {
+            config.factoriser = true;
         }
         if self.no_shuffle {
             config.shuffle = false;
@@ -541,7 +549,15 @@ mod tests {
     #[test]
     fn every_train_flag_says_what_it_does_and_its_default() {
         // Flags that have no default: a file to read, or a switch.
-        let without_default = ["resume", "config", "data", "viri", "init", "no_shuffle"];
+        let without_default = [
+            "resume",
+            "config",
+            "data",
+            "viri",
+            "init",
+            "no_shuffle",
+            "factoriser",
+        ];
         let command = Cli::command();
         let train = command.find_subcommand("train").expect("a train command");
         for arg in train.get_arguments() {
@@ -574,6 +590,17 @@ mod tests {
             configured(&["--king-buckets", "16"]).unwrap().king_buckets,
             16
         );
+        let factorised = configured(&["--king-buckets", "8", "--factoriser"]).unwrap();
+        assert!(factorised.factoriser);
+        factorised.validate().unwrap();
+        let alone = configured(&["--factoriser"]).unwrap();
+        if embedded == 1 {
+            assert!(alone
+                .validate()
+                .unwrap_err()
+                .to_string()
+                .contains("king buckets"));
+        }
         let refused = configured(&["--king-buckets", "3"]).unwrap().validate();
         assert!(refused.unwrap_err().to_string().contains("king buckets"));
     }

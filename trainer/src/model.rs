@@ -1,7 +1,8 @@
 //! The float network the trainer optimises: the engine's (768·K)→N×2→B SCReLU net before
 //! quantisation (K king buckets, one of which each perspective's king square picks; B output
-//! buckets, one of which a position's piece count picks; K = B = 1 is a plain net), and its
-//! forward pass (the backward pass is in `backprop`).
+//! buckets, one of which a position's piece count picks; K = B = 1 is a plain net), with an
+//! optional factoriser (768 more rows that every position uses, `features::InputLayout`), and
+//! its forward pass (the backward pass is in `backprop`).
 //!
 //! All parameters live in one flat `Vec<f32>` in the order of bullet's file (feature weights
 //! row by row, feature bias, per bucket the output weights for the side to move then the other
@@ -11,12 +12,14 @@
 //! The loops are written for auto-vectorisation: `N` is a compile-time constant, rows are
 //! contiguous, and sums run over fixed blocks of lanes so they stay in registers.
 
+use std::borrow::Cow;
+
 use rand_xoshiro::{
     rand_core::{RngCore, SeedableRng},
     Xoshiro256PlusPlus,
 };
 
-use crate::features::Features;
+use crate::features::{Features, InputLayout};
 use patina::nnue::{output_bucket, KingBuckets, INPUTS};
 
 /// Hidden neurons the forward pass sums together: 64 f32 lanes are 8 AVX2 registers. Fixed
@@ -28,11 +31,13 @@ const BLOCK: usize = 64;
 const LANES: usize = 16;
 
 /// The run-time part of a net's shape (N, the width, is a compile-time constant): K king buckets
-/// (one of `patina::nnue::KING_BUCKET_COUNTS`) and B output buckets.
+/// (one of `patina::nnue::KING_BUCKET_COUNTS`), B output buckets and whether the feature layer
+/// has a factoriser.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shape {
     pub king_buckets: usize,
     pub buckets: usize,
+    pub factoriser: bool,
 }
 
 impl Shape {
@@ -41,12 +46,21 @@ impl Shape {
         Self {
             king_buckets: 1,
             buckets,
+            factoriser: false,
         }
     }
 
-    /// Rows of feature weights: 768 per king bucket.
+    /// Rows of feature weights: 768 per king bucket, and 768 for a factoriser.
     pub const fn inputs(self) -> usize {
-        INPUTS * self.king_buckets
+        INPUTS * (self.king_buckets + self.factoriser as usize)
+    }
+
+    /// The shape of the net the engine reads: the factoriser merged into the buckets.
+    pub const fn merged(self) -> Self {
+        Self {
+            factoriser: false,
+            ..self
+        }
     }
 }
 
@@ -55,8 +69,8 @@ pub struct Model<const N: usize> {
     pub params: Vec<f32>,
     /// Output buckets (B).
     pub buckets: usize,
-    /// King buckets and their map, by which `Features::of` picks each perspective's rows.
-    pub king_buckets: KingBuckets,
+    /// King buckets and factoriser, by which `Features::of` picks each perspective's rows.
+    pub inputs: InputLayout,
 }
 
 impl<const N: usize> Model<N> {
@@ -91,7 +105,8 @@ impl<const N: usize> Model<N> {
     }
 
     /// Uniform in ±1/√fan-in, as bullet initialises an affine layer (the fan-in of a feature
-    /// row is 768: only one king bucket's rows are ever active). None if K has no bucket map.
+    /// row is 768: only one king bucket's rows are ever active); a factoriser starts at zero,
+    /// as bullet's does. None if K has no bucket map.
     pub fn random(seed: u64, shape: Shape) -> Option<Self> {
         let mut model = Self::zeroed(shape)?;
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
@@ -99,9 +114,12 @@ impl<const N: usize> Model<N> {
             |bound: f32| ((rng.next_u64() >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0) * bound;
         let (features, output) = model.params.split_at_mut(Self::output_weights(shape));
         let feature_bound = 1.0 / (INPUTS as f32).sqrt();
-        features
-            .iter_mut()
-            .for_each(|w| *w = uniform(feature_bound));
+        let buckets = INPUTS * shape.king_buckets * N;
+        let (bucket_rows, rest) = features.split_at_mut(buckets);
+        let bias = &mut rest[usize::from(shape.factoriser) * INPUTS * N..];
+        for w in bucket_rows.iter_mut().chain(bias) {
+            *w = uniform(feature_bound);
+        }
         let output_bound = 1.0 / ((2 * N) as f32).sqrt();
         output.iter_mut().for_each(|w| *w = uniform(output_bound));
         Some(model)
@@ -115,21 +133,59 @@ impl<const N: usize> Model<N> {
         (params.len() == Self::param_count(shape)).then_some(Self {
             params,
             buckets: shape.buckets,
-            king_buckets,
+            inputs: InputLayout {
+                king_buckets,
+                factoriser: shape.factoriser,
+            },
         })
     }
 
     pub fn shape(&self) -> Shape {
         Shape {
-            king_buckets: self.king_buckets.count(),
+            king_buckets: self.inputs.king_buckets.count(),
             buckets: self.buckets,
+            factoriser: self.inputs.factoriser,
         }
+    }
+
+    /// The net as the engine and bullet's file have it: a factoriser's rows added into every
+    /// king bucket's (bullet's save-time merge), which gives the same outputs.
+    pub fn merged(&self) -> Cow<'_, Self> {
+        let shape = self.shape();
+        if !shape.factoriser {
+            return Cow::Borrowed(self);
+        }
+        let buckets = INPUTS * shape.king_buckets * N;
+        let (bucket_rows, rest) = self.params.split_at(buckets);
+        let (factoriser, dense) = rest.split_at(INPUTS * N);
+        let mut params = Vec::with_capacity(Self::param_count(shape.merged()));
+        for bucket in bucket_rows.chunks_exact(INPUTS * N) {
+            params.extend(bucket.iter().zip(factoriser).map(|(w, f)| w + f));
+        }
+        params.extend_from_slice(dense);
+        Cow::Owned(Self::from_params(params, shape.merged()).expect("a shape with a map"))
+    }
+
+    /// This net with a factoriser added, at zero: the same outputs, to train on from here.
+    pub fn with_factoriser(self) -> Self {
+        let shape = self.shape();
+        if shape.factoriser {
+            return self;
+        }
+        let mut params = self.params;
+        let at = INPUTS * shape.king_buckets * N;
+        params.splice(at..at, std::iter::repeat_n(0.0, INPUTS * N));
+        let factorised = Shape {
+            factoriser: true,
+            ..shape
+        };
+        Self::from_params(params, factorised).expect("a shape with a map")
     }
 
     /// The output bucket of a position, from its piece count.
     #[inline(always)]
     pub fn bucket(&self, features: &Features) -> usize {
-        output_bucket(features.len, self.buckets)
+        output_bucket(features.pieces, self.buckets)
     }
 
     #[inline(always)]

@@ -10,6 +10,9 @@ pub const DECAY: f32 = 0.01;
 pub const EPSILON: f32 = 1e-8;
 /// Keeps weights quantisable: 1.98 × QA × … stays inside i16 for every layer.
 pub const CLIP: f32 = 1.98;
+/// Feature weights with a factoriser, bullet's choice: the engine's weight is a bucket's plus
+/// the factoriser's, so each is held to half of `CLIP`.
+pub const FACTORISED_CLIP: f32 = 0.99;
 
 /// First and second moment estimates, one per parameter.
 #[derive(Clone, Debug, PartialEq)]
@@ -34,7 +37,8 @@ impl AdamW {
     }
 }
 
-/// Updates one stretch of parameters with the matching stretch of moments and gradients.
+/// Updates one stretch of parameters with the matching stretch of moments and gradients, and
+/// clips them into ±`clip`.
 #[inline]
 pub fn update(
     params: &mut [f32],
@@ -42,6 +46,7 @@ pub fn update(
     velocity: &mut [f32],
     grads: &[f32],
     step: StepSize,
+    clip: f32,
 ) {
     let decay = 1.0 - DECAY * step.lr;
     let len = params.len();
@@ -53,7 +58,7 @@ pub fn update(
         let v = BETA2 * velocity[i] + (1.0 - BETA2) * grad * grad;
         momentum[i] = m;
         velocity[i] = v;
-        params[i] = (p - step.lr * m / (v.sqrt() + EPSILON)).clamp(-CLIP, CLIP);
+        params[i] = (p - step.lr * m / (v.sqrt() + EPSILON)).clamp(-clip, clip);
     }
 }
 
@@ -73,6 +78,7 @@ mod tests {
                 lr: 0.01,
                 grad_scale: 0.5,
             },
+            CLIP,
         );
         let grad = 1.0f32;
         let m0 = 0.9 * 0.1 + 0.1 * grad;

@@ -1,7 +1,8 @@
 //! From float weights to a net file as bullet saves it: each layer scaled by its
 //! quantisation factor and rounded to nearest (feature layer ×QA, output weights ×QB, output
 //! biases ×QA·QB), clamped into i16. With output buckets the output weights are bucket by
-//! bucket, as bullet writes `l1w` with `.transpose()`.
+//! bucket, as bullet writes `l1w` with `.transpose()`. A factoriser is first added into every
+//! king bucket (`Model::merged`), as bullet merges it when saving.
 
 use patina::nnue::{check_ranges, NetworkError, QA, QB};
 
@@ -23,7 +24,8 @@ pub fn quantise<const N: usize>(model: &Model<N>) -> Vec<u8> {
 /// checks, whatever N the engine at hand was built for: a wide net's output weights can overflow
 /// its i32 sums.
 pub fn check_engine_ranges<const N: usize>(model: &Model<N>) -> Result<(), NetworkError> {
-    let params = quantised_params(model);
+    let model = model.merged();
+    let params = quantised_params(&model);
     let shape = model.shape();
     let (bias, output) = (
         Model::<N>::feature_bias(shape),
@@ -37,6 +39,7 @@ pub fn check_engine_ranges<const N: usize>(model: &Model<N>) -> Result<(), Netwo
 }
 
 fn quantised_params<const N: usize>(model: &Model<N>) -> Vec<i16> {
+    let model = model.merged();
     model
         .params
         .iter()
@@ -56,8 +59,10 @@ fn scale<const N: usize>(index: usize, shape: Shape) -> i32 {
 
 /// The model a net file holds, each weight its integer over its layer's factor: `quantise`
 /// gives the same weights back. Refused unless the file is one of N hidden neurons and the
-/// given king and output buckets, padded as `quantise` or bullet pads it.
+/// given king and output buckets, padded as `quantise` or bullet pads it. A file holds no
+/// factoriser: `shape` must have none.
 pub fn dequantise<const N: usize>(bytes: &[u8], shape: Shape) -> Result<Model<N>, String> {
+    assert!(!shape.factoriser, "a net file holds no factoriser");
     let count = Model::<N>::param_count(shape);
     let size = (2 * count).div_ceil(64) * 64;
     if bytes.len() != size {
@@ -89,7 +94,12 @@ pub fn dequantise<const N: usize>(bytes: &[u8], shape: Shape) -> Result<Model<N>
 /// The float copy: every parameter as little-endian f32, in the order of the quantised file
 /// (feature weights row by row, feature bias, output weights, output biases), without padding.
 pub fn float_bytes<const N: usize>(model: &Model<N>) -> Vec<u8> {
-    model.params.iter().flat_map(|w| w.to_le_bytes()).collect()
+    model
+        .merged()
+        .params
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .collect()
 }
 
 /// The product is taken in f64, as bullet takes it: in f32 it can round up to a half and then
@@ -121,6 +131,7 @@ mod tests {
             let shape = Shape {
                 king_buckets,
                 buckets,
+                factoriser: false,
             };
             let mut model = Model::<HIDDEN>::zeroed(shape).unwrap();
             let (last, last_row) = (buckets - 1, 768 * king_buckets - 1);
@@ -197,6 +208,34 @@ mod tests {
         assert!(bytes[401_936..].iter().all(|&b| b == 0));
     }
 
+    /// A factoriser row is added into the same row of every king bucket: the file holds the
+    /// sums (0.25 + 0.5 in bucket 2, 0.5 elsewhere), as bullet's merge writes them.
+    #[test]
+    fn a_factoriser_is_added_into_every_bucket() {
+        let shape = Shape {
+            king_buckets: 4,
+            buckets: 8,
+            factoriser: true,
+        };
+        let mut model = Model::<HIDDEN>::zeroed(shape).unwrap();
+        model.params[(4 * 768 + 10) * HIDDEN + 3] = 0.5;
+        model.params[(2 * 768 + 10) * HIDDEN + 3] = 0.25;
+        let net = Network::from_bytes(&quantise(&model)).unwrap();
+        assert_eq!(net.king_buckets.count(), 4);
+        for bucket in 0..4 {
+            let expected = if bucket == 2 { 191 } else { 128 };
+            assert_eq!(
+                net.feature_weights[768 * bucket + 10][3],
+                expected,
+                "{bucket}"
+            );
+        }
+        assert_eq!(
+            float_bytes(&model).len(),
+            4 * Model::<HIDDEN>::param_count(shape.merged())
+        );
+    }
+
     /// A net read back for a fine-tune quantises to its own bytes, bullet's padding aside; a
     /// file of another shape is refused.
     #[test]
@@ -207,6 +246,7 @@ mod tests {
             Shape {
                 king_buckets: 8,
                 buckets: 8,
+                factoriser: false,
             },
         ] {
             let bytes = quantise(&Model::<256>::random(3, shape).unwrap());
@@ -218,6 +258,7 @@ mod tests {
         let shape = Shape {
             king_buckets: embedded.king_buckets.count(),
             buckets: embedded.buckets(),
+            factoriser: false,
         };
         let embedded = embedded.to_bytes();
         let model = dequantise::<HIDDEN>(&embedded, shape).unwrap();
@@ -233,6 +274,7 @@ mod tests {
         let two_king_buckets = Shape {
             king_buckets: 2,
             buckets: 8,
+            factoriser: false,
         };
         let bytes = vec![0; (2 * Model::<256>::param_count(two_king_buckets)).div_ceil(64) * 64];
         assert!(dequantise::<256>(&bytes, two_king_buckets)

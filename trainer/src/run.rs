@@ -102,10 +102,18 @@ fn run_at<const N: usize, P: RowFormat>(config: &Config, start: Start) -> Result
     let model = match (&config.init, &start.resume) {
         (Some(path), None) => {
             let bytes = std::fs::read(path).map_err(TrainerError::io(path))?;
-            dequantise::<N>(&bytes, config.shape()).map_err(|reason| TrainerError::Init {
-                path: path.clone(),
-                reason,
-            })?
+            // A net file has no factoriser: the run's, if it has one, starts from zero.
+            let net = dequantise::<N>(&bytes, config.shape().merged()).map_err(|reason| {
+                TrainerError::Init {
+                    path: path.clone(),
+                    reason,
+                }
+            })?;
+            if config.factoriser {
+                net.with_factoriser()
+            } else {
+                net
+            }
         }
         _ => Model::random(config.seed, config.shape()).expect("the config was checked"),
     };
@@ -226,7 +234,8 @@ fn checkpoint<const N: usize, P: RowFormat>(
         config_toml: config.to_toml(),
         hidden: N as u64,
         buckets: trainer.model().buckets as u64,
-        king_buckets: trainer.model().king_buckets.count() as u64,
+        king_buckets: trainer.model().inputs.king_buckets.count() as u64,
+        factoriser: trainer.model().inputs.factoriser,
         precision: config.precision,
         threads: config.threads as u64,
         step: trainer.step,
@@ -262,6 +271,17 @@ fn restore<const N: usize, P: RowFormat>(
         return fail(format!(
             "checkpoint has {} king buckets, its config {}",
             checkpoint.king_buckets, config.king_buckets
+        ));
+    }
+    if checkpoint.factoriser != config.factoriser {
+        return fail(format!(
+            "checkpoint {} a factoriser, its config {}",
+            if checkpoint.factoriser {
+                "has"
+            } else {
+                "has no"
+            },
+            if config.factoriser { "has" } else { "has none" },
         ));
     }
     if checkpoint.precision != config.precision {

@@ -53,7 +53,7 @@ pub fn random_walk(count: usize, seed: u64, mut visit: impl FnMut(&Board)) {
 /// `board` as a bulletformat record with the teacher's score and a result derived from it.
 pub fn label(board: &Board, teacher: &Model<64>) -> ChessBoard {
     let mut record = to_record(board);
-    let output = teacher.forward(&Features::of(&record, &teacher.king_buckets));
+    let output = teacher.forward(&Features::of(&record, &teacher.inputs));
     let score = (output * SCALE as f32).round().clamp(-4000.0, 4000.0);
     record.score = score as i16;
     let win_probability = sigmoid(score / SCALE as f32);

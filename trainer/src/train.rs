@@ -6,23 +6,27 @@
 //! count every step is bit-for-bit reproducible.
 
 use bulletformat::ChessBoard;
-use patina::nnue::KingBuckets;
 use rayon::prelude::*;
 
 use crate::backprop::{backprop, copy_rows_to_runs, BlockedWeights, Gradients, CHUNK};
 use crate::error::{Result, TrainerError};
-use crate::features::{target, Features};
+use crate::features::{target, Features, InputLayout};
 use crate::loader::Dataset;
 use crate::model::Model;
 use crate::optim::{self, AdamW, StepSize};
 use crate::precision::RowFormat;
 use crate::shuffle::Split;
+use patina::nnue::INPUTS;
 
 /// Validation positions per independently summed block (fixed, so the sum does not depend on
 /// the thread count).
 const VALIDATION_BLOCK: u64 = 4096;
 /// Feature rows per unit of work in the reduce-and-update pass.
 const ROWS_PER_UPDATE: usize = 32;
+const ROWS_ALIGNED: () = assert!(
+    INPUTS.is_multiple_of(ROWS_PER_UPDATE),
+    "stretches of rows end where the feature rows do"
+);
 
 struct Worker<const N: usize, P: RowFormat> {
     grads: Gradients<N, P>,
@@ -117,15 +121,8 @@ impl<'d, const N: usize, P: RowFormat> Trainer<'d, N, P> {
                     if chosen.is_empty() {
                         break;
                     }
-                    let king_buckets = &model.king_buckets;
-                    fetch(
-                        data,
-                        &chosen,
-                        wdl,
-                        king_buckets,
-                        &mut boards,
-                        &mut positions,
-                    );
+                    let layout = &model.inputs;
+                    fetch(data, &chosen, wdl, layout, &mut boards, &mut positions);
                     worker.loss += backprop(model, blocked, &positions, &mut worker.grads);
                 }
             })
@@ -149,7 +146,16 @@ impl<'d, const N: usize, P: RowFormat> Trainer<'d, N, P> {
     /// copies the new feature weights into the blocked layout, all in parallel over stretches
     /// of parameters.
     fn update(&mut self, step: StepSize) {
+        let () = ROWS_ALIGNED;
         let stretch = ROWS_PER_UPDATE * N;
+        // A stretch is all feature rows or all dense parameters (`ROWS_ALIGNED`).
+        let shape = self.model.shape();
+        let rows_end = Model::<N>::feature_bias(shape);
+        let row_clip = if shape.factoriser {
+            optim::FACTORISED_CLIP
+        } else {
+            optim::CLIP
+        };
         let workers = &self.workers;
         let mut runs = self.blocked.row_runs(ROWS_PER_UPDATE);
         runs.resize_with(self.model.params.len().div_ceil(stretch), Vec::new);
@@ -169,7 +175,12 @@ impl<'d, const N: usize, P: RowFormat> Trainer<'d, N, P> {
                     for worker in workers {
                         worker.grads.add_to(c * stretch, sum);
                     }
-                    optim::update(p, m, v, sum, step);
+                    let clip = if c * stretch < rows_end {
+                        row_clip
+                    } else {
+                        optim::CLIP
+                    };
+                    optim::update(p, m, v, sum, step, clip);
                     copy_rows_to_runs::<N, P>(p, &mut runs);
                 })
         });
@@ -190,7 +201,7 @@ impl<'d, const N: usize, P: RowFormat> Trainer<'d, N, P> {
                     for i in b * VALIDATION_BLOCK..((b + 1) * VALIDATION_BLOCK).min(len) {
                         let board = data.get(split.validation_index(i));
                         let prediction = crate::features::sigmoid(
-                            model.forward(&Features::of(&board, &model.king_buckets)),
+                            model.forward(&Features::of(&board, &model.inputs)),
                         );
                         sum += f64::from((prediction - target(&board, wdl)).powi(2));
                     }
@@ -210,7 +221,7 @@ fn fetch(
     data: &Dataset,
     chosen: &[u64],
     wdl: f32,
-    king_buckets: &KingBuckets,
+    layout: &InputLayout,
     boards: &mut Vec<ChessBoard>,
     positions: &mut Vec<(Features, f32)>,
 ) {
@@ -220,6 +231,6 @@ fn fetch(
     positions.extend(
         boards
             .iter()
-            .map(|board| (Features::of(board, king_buckets), target(board, wdl))),
+            .map(|board| (Features::of(board, layout), target(board, wdl))),
     );
 }

@@ -8,10 +8,10 @@ use bulletformat::ChessBoard;
 
 use common::temp_dir;
 use datagen::gamefile::ReadError;
-use patina::nnue::{InputView, KingBuckets};
+use patina::nnue::InputView;
 use patina::Board;
 use trainer::error::TrainerError;
-use trainer::features::Features;
+use trainer::features::{Features, InputLayout};
 use trainer::loader::{read_viriformat, write_bulletformat, Dataset};
 use trainer::shuffle::write_shuffled;
 use trainer::synthetic;
@@ -151,7 +151,7 @@ fn viriformat_games_unpack_to_the_same_positions() {
             .occupied()
             .map(|sq| InputView::default().index(us, board.piece_at(sq).unwrap(), sq) as u16)
             .collect();
-        let mut got = Features::of(record, &KingBuckets::none()).stm().to_vec();
+        let mut got = Features::of(record, &InputLayout::plain()).stm().to_vec();
         expected.sort_unstable();
         got.sort_unstable();
         assert_eq!(got, expected, "{fen}");

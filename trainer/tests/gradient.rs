@@ -1,9 +1,8 @@
 //! The hand-written backward pass against finite differences of an independent f64 forward pass
 //! (in f32, bullet's arithmetic), and the bf16 pass against the f32 one.
 
-use patina::nnue::KingBuckets;
 use trainer::backprop::{backprop, BlockedWeights, Gradients, CHUNK};
-use trainer::features::Features;
+use trainer::features::{Features, InputLayout};
 use trainer::model::{Model, Shape};
 use trainer::precision::{bf16_bits, Bf16Rows, F32Rows, RowFormat};
 use trainer::synthetic;
@@ -13,17 +12,29 @@ const N: usize = 128;
 
 /// Σ (sigmoid(output) − target)² over the positions, in f64, written from the definition: the
 /// output layer is the bucket's, bucket (pieces − 2) / ⌈32 / B⌉ as bullet's `MaterialCount<B>`;
-/// 768 feature rows per king bucket come first.
+/// 768 feature rows per king bucket come first, then with a factoriser 768 rows of which
+/// feature f's (its king bucket's row, mirrored or not) adds row f % 768.
 fn reference_loss(params: &[f64], shape: Shape, positions: &[(Features, f32)]) -> f64 {
-    let (inputs, buckets) = (768 * shape.king_buckets, shape.buckets);
+    let bucket_rows = 768 * shape.king_buckets;
+    let inputs = bucket_rows + if shape.factoriser { 768 } else { 0 };
+    let buckets = shape.buckets;
     let screlu = |x: f64| x.clamp(0.0, 1.0).powi(2);
+    let weight = |f: usize, i: usize| {
+        let shared = if shape.factoriser {
+            params[(bucket_rows + f % 768) * N + i]
+        } else {
+            0.0
+        };
+        params[f * N + i] + shared
+    };
+    // Only each piece's own row: the factoriser's follow from the definition above.
     let hidden = |active: &[u16]| -> Vec<f64> {
         (0..N)
             .map(|i| {
                 params[inputs * N + i]
                     + active
                         .iter()
-                        .map(|&f| params[f as usize * N + i])
+                        .map(|&f| weight(usize::from(f), i))
                         .sum::<f64>()
             })
             .collect()
@@ -31,8 +42,12 @@ fn reference_loss(params: &[f64], shape: Shape, positions: &[(Features, f32)]) -
     positions
         .iter()
         .map(|(features, target)| {
-            let (stm, ntm) = (hidden(features.stm()), hidden(features.ntm()));
-            let bucket = (features.stm().len() - 2) / 32usize.div_ceil(buckets);
+            let pieces = features.pieces;
+            let (stm, ntm) = (
+                hidden(&features.stm[..pieces]),
+                hidden(&features.ntm[..pieces]),
+            );
+            let bucket = (pieces - 2) / 32usize.div_ceil(buckets);
             let out_weights = &params[inputs * N + N + 2 * N * bucket..];
             let output = (0..N)
                 .map(|i| screlu(stm[i]) * out_weights[i] + screlu(ntm[i]) * out_weights[N + i])
@@ -46,17 +61,14 @@ fn reference_loss(params: &[f64], shape: Shape, positions: &[(Features, f32)]) -
 
 /// Positions from a random walk with made-up targets spread over (0, 1).
 fn positions(count: usize, seed: u64) -> Vec<(Features, f32)> {
-    bucketed_positions(count, seed, &KingBuckets::none())
+    bucketed_positions(count, seed, &InputLayout::plain())
 }
 
-fn bucketed_positions(count: usize, seed: u64, king_buckets: &KingBuckets) -> Vec<(Features, f32)> {
+fn bucketed_positions(count: usize, seed: u64, layout: &InputLayout) -> Vec<(Features, f32)> {
     let mut positions = Vec::new();
     synthetic::random_walk(count, seed, |board| {
         let target = (positions.len() as f32 * 0.37) % 1.0;
-        positions.push((
-            Features::of(&synthetic::to_record(board), king_buckets),
-            target,
-        ));
+        positions.push((Features::of(&synthetic::to_record(board), layout), target));
     });
     positions
 }
@@ -84,6 +96,7 @@ fn bucketed_backprop_matches_finite_differences() {
     for (k, (features, _)) in positions.iter_mut().enumerate() {
         assert!(features.len >= 31);
         features.len = [31, 29, 22, 17, 12, 9, 6, 3][k];
+        features.pieces = features.len;
     }
     let grads = gradients::<F32Rows>(&model, &positions);
     let used: Vec<usize> = positions.iter().map(|(f, _)| model.bucket(f)).collect();
@@ -104,10 +117,16 @@ fn king_bucketed_backprop_matches_finite_differences() {
         Shape {
             king_buckets: 16,
             buckets: 8,
+            factoriser: false,
         },
     );
-    // Every 16th position of random games, for kings that have wandered.
-    let positions: Vec<_> = bucketed_positions(400, 11, &model.king_buckets)
+    let positions = wandering_kings(&model.inputs);
+    finite_differences(&model, &positions);
+}
+
+/// Every 16th position of random games, for kings that have wandered into several buckets.
+fn wandering_kings(layout: &InputLayout) -> Vec<(Features, f32)> {
+    let positions: Vec<_> = bucketed_positions(400, 11, layout)
         .into_iter()
         .step_by(16)
         .collect();
@@ -116,7 +135,61 @@ fn king_bucketed_backprop_matches_finite_differences() {
         .flat_map(|(f, _)| [f.stm()[0] / 768, f.ntm()[0] / 768])
         .collect();
     assert!(buckets_used.len() > 2, "{buckets_used:?}");
+    positions
+}
+
+/// A factorised net of 4 king buckets with a factoriser that is not zero.
+fn factorised_teacher() -> Model<N> {
+    let shape = Shape {
+        king_buckets: 4,
+        buckets: 8,
+        factoriser: true,
+    };
+    let mut model = synthetic::teacher::<N>(8, shape);
+    // The factoriser starts at zero: give it bucket 0's weights, halved.
+    let (rows, factoriser) = model.params.split_at_mut(4 * 768 * N);
+    for (f, w) in factoriser[..768 * N].iter_mut().zip(&rows[..768 * N]) {
+        *f = 0.5 * w;
+    }
+    model
+}
+
+/// The factoriser's rows get, from every position, the gradients of the bucket rows they are
+/// added to.
+#[test]
+fn factorised_backprop_matches_finite_differences() {
+    let model = factorised_teacher();
+    let positions = wandering_kings(&model.inputs);
+    assert!(positions.iter().all(|(f, _)| f.len == 2 * f.pieces));
     finite_differences(&model, &positions);
+}
+
+/// Merging the factoriser into the buckets, as the saved net has it, keeps every output.
+#[test]
+fn a_merged_factoriser_gives_the_same_outputs() {
+    let model = factorised_teacher();
+    let merged = model.merged();
+    assert_eq!(merged.shape(), model.shape().merged());
+    assert_eq!(
+        merged.params.len(),
+        Model::<N>::param_count(model.shape()) - 768 * N
+    );
+    for ((factorised, _), (plain, _)) in wandering_kings(&model.inputs)
+        .iter()
+        .zip(&wandering_kings(&merged.inputs))
+    {
+        let (a, b) = (model.forward(factorised), merged.forward(plain));
+        assert!((a - b).abs() < 1e-4 * a.abs().max(1.0), "{a} vs {b}");
+    }
+    // And a net given a factoriser at zero computes what it did.
+    let plain = merged.into_owned();
+    let zeroed = plain.clone().with_factoriser();
+    for ((with, _), (without, _)) in wandering_kings(&zeroed.inputs)
+        .iter()
+        .zip(&wandering_kings(&plain.inputs))
+    {
+        assert_eq!(zeroed.forward(with), plain.forward(without));
+    }
 }
 
 fn finite_differences(model: &Model<N>, positions: &[(Features, f32)]) {
@@ -127,7 +200,9 @@ fn finite_differences(model: &Model<N>, positions: &[(Features, f32)]) {
     let candidates = (0..N)
         .map(|i| touched_row * N + i)
         .chain(Model::<N>::feature_bias(model.shape())..Model::<N>::param_count(model.shape()))
-        .chain([positions[3].0.ntm()[5] as usize * N + 7]);
+        .chain([positions[3].0.ntm()[5] as usize * N + 7])
+        // The last active row: a factoriser's, if there is one.
+        .chain([positions[1].0.stm()[positions[1].0.len - 1] as usize * N + 9]);
     for index in candidates {
         let h = 1e-5;
         let mut plus = params.clone();
@@ -224,7 +299,7 @@ fn clearing_resets<P: RowFormat>() {
     let mut grads = Gradients::<N, P>::new(Shape::plain(8));
     synthetic::random_walk(3, 1, |board| {
         let position = (
-            Features::of(&synthetic::to_record(board), &KingBuckets::none()),
+            Features::of(&synthetic::to_record(board), &InputLayout::plain()),
             0.3,
         );
         backprop(&model, &weights, &[position], &mut grads);
@@ -249,7 +324,7 @@ fn chunked_backprop_sums<P: RowFormat>() {
     synthetic::random_walk(2 * CHUNK + 37, 9, |board| {
         let target = (positions.len() as f32 * 0.61) % 1.0;
         positions.push((
-            Features::of(&synthetic::to_record(board), &KingBuckets::none()),
+            Features::of(&synthetic::to_record(board), &InputLayout::plain()),
             target,
         ));
     });

@@ -17,13 +17,16 @@ use trainer::synthetic;
 
 #[test]
 fn checkpoint_and_resume_match_an_uninterrupted_run() {
-    resume_matches(Precision::Bf16, 1, 1);
-    resume_matches(Precision::F32, 1, 8);
-    resume_matches(Precision::Bf16, 4, 8);
+    resume_matches(Precision::Bf16, 1, 1, false);
+    resume_matches(Precision::F32, 1, 8, false);
+    resume_matches(Precision::Bf16, 4, 8, false);
+    resume_matches(Precision::F32, 8, 8, true);
 }
 
-fn resume_matches(precision: Precision, king_buckets: usize, buckets: usize) {
-    let dir = temp_dir(&format!("resume-{precision}-{king_buckets}-{buckets}"));
+fn resume_matches(precision: Precision, king_buckets: usize, buckets: usize, factoriser: bool) {
+    let dir = temp_dir(&format!(
+        "resume-{precision}-{king_buckets}-{buckets}-{factoriser}"
+    ));
     let data = dir.join("data.bin");
     write_bulletformat(&data, &synthetic::dataset(6_000, 3)).unwrap();
     let hidden = if patina::nnue::HIDDEN == 256 {
@@ -36,6 +39,7 @@ fn resume_matches(precision: Precision, king_buckets: usize, buckets: usize) {
         hidden,
         buckets,
         king_buckets,
+        factoriser,
         precision,
         data: vec![data],
         out_dir: dir.join("full"),
@@ -100,7 +104,7 @@ fn resume_matches(precision: Precision, king_buckets: usize, buckets: usize) {
     );
 
     // bullet's file for that shape: 2·(768·K·N + N + B·(2N + 1)) bytes, padded to a multiple
-    // of 64.
+    // of 64, a factoriser merged in.
     let size = std::fs::metadata(&net).unwrap().len() as usize;
     assert_eq!(
         size,
@@ -116,10 +120,12 @@ fn resume_matches(precision: Precision, king_buckets: usize, buckets: usize) {
     assert_eq!(checkpoint.hidden, hidden as u64);
     assert_eq!(checkpoint.buckets, buckets as u64);
     assert_eq!(checkpoint.king_buckets, king_buckets as u64);
+    assert_eq!(checkpoint.factoriser, factoriser);
     assert_eq!(checkpoint.precision, precision);
     let resumed_config = checkpoint.resume_config(&copy, None).unwrap();
     assert_eq!(resumed_config.buckets, buckets);
     assert_eq!(resumed_config.king_buckets, king_buckets);
+    assert_eq!(resumed_config.factoriser, factoriser);
     assert_eq!(resumed_config.out_dir, dir.join("resumed"));
     let elsewhere = dir.join("elsewhere");
     assert_eq!(

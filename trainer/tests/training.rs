@@ -2,13 +2,13 @@
 //! reproducible, the engine reads the quantised net and agrees with the float net (with output
 //! buckets too, bucket by bucket), and NaN stops training.
 
-use patina::nnue::{AccumulatorStack, KingBuckets, Network, HIDDEN, QA, QB, SCALE};
+use patina::nnue::{AccumulatorStack, Network, HIDDEN, QA, QB, SCALE};
 use patina::{placement_field, Board};
 use rand_xoshiro::rand_core::{RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use trainer::backprop::BlockedWeights;
 use trainer::error::TrainerError;
-use trainer::features::Features;
+use trainer::features::{Features, InputLayout};
 use trainer::loader::Dataset;
 use trainer::model::{Model, Shape};
 use trainer::precision::{Bf16Rows, F32Rows, RowFormat};
@@ -58,7 +58,7 @@ fn loss_falls_and_the_engine_agrees_with_the_float_net() {
         let board = Board::from_fen(&board.to_fen()).unwrap();
         let float_cp = model.forward(&Features::of(
             &synthetic::to_record(&board),
-            &KingBuckets::none(),
+            &InputLayout::plain(),
         )) * SCALE as f32;
         let engine_cp = AccumulatorStack::new(&net, &board).evaluate(&net, board.side_to_move());
         let difference = (float_cp - engine_cp as f32).abs();
@@ -152,7 +152,7 @@ fn the_engine_agrees_with_the_float_net_in_every_bucket() {
     let mut worst = [0.0f32; BUCKETS];
     let (mut other_buckets, mut compared) = (0.0f32, 0);
     for board in thinned_start_positions(6, 3) {
-        let features = Features::of(&synthetic::to_record(&board), &KingBuckets::none());
+        let features = Features::of(&synthetic::to_record(&board), &InputLayout::plain());
         let bucket = (board.occupied().count() as usize - 2) / 4;
         assert_eq!(model.bucket(&features), bucket);
         let float_cp = model.forward(&features) * SCALE as f32;

@@ -22,7 +22,7 @@
 //! the engine reads it (with B = 1 transposing changes nothing). Every checkpoint's
 //! `quantised.bin` loads in the engine as it is.
 //!
-//! `--factorise` adds bullet's factoriser: a shared 768 × N block added to every bucket's
+//! `--factoriser` adds bullet's factoriser: a shared 768 × N block added to every bucket's
 //! weights while training and merged into them when saving, so a rarely seen bucket starts
 //! from what all buckets learnt. The saved net has the same layout either way.
 //!
@@ -83,7 +83,7 @@ NETWORK AND RUN
                             [the embedded net's]
   --king-buckets K          input buckets by king square, mirrored: 1 (none), 4, 8 or 16
                             (ChessBucketsMirrored with the engine's maps) [the embedded net's]
-  --factorise               train a shared 768xN factoriser beside the K buckets, merged
+  --factoriser              train a shared 768xN factoriser beside the K buckets, merged
                             into them when saving
   --epochs E                passes over --data, which sets the superbatches [5]
   --superbatches S          run length instead of --epochs (required with --viri)
@@ -249,7 +249,7 @@ impl Options {
                     o.dry_run = true;
                     continue;
                 }
-                "--factorise" => {
+                "--factoriser" => {
                     o.factorise = true;
                     continue;
                 }
@@ -322,7 +322,7 @@ impl Options {
             ));
         }
         if self.factorise && self.king_buckets == 1 {
-            return Err("--factorise needs king buckets (--king-buckets 4, 8 or 16)".into());
+            return Err("--factoriser needs king buckets (--king-buckets 4, 8 or 16)".into());
         }
         if !(self.epochs > 0.0 && self.epochs <= 10_000.0) {
             return Err("--epochs must lie in (0, 10000]".into());
@@ -766,11 +766,11 @@ mod tests {
                 .chain(extra.iter().copied());
             Options::parse(args.map(String::from))
         };
-        let o = parse(&["--king-buckets", "8", "--factorise"])
+        let o = parse(&["--king-buckets", "8", "--factoriser"])
             .unwrap()
             .unwrap();
         assert_eq!((o.king_buckets, o.factorise), (8, true));
         assert!(parse(&["--king-buckets", "3"]).is_err());
-        assert!(parse(&["--king-buckets", "1", "--factorise"]).is_err());
+        assert!(parse(&["--king-buckets", "1", "--factoriser"]).is_err());
     }
 }
