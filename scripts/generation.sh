@@ -26,6 +26,8 @@
 #   HIDDEN [the parent's]  the candidate's width N (128, 256, 512, 1024): set it to grow the net
 #   KING_BUCKETS [the parent's] the candidate's king buckets: 1 (none), 4, 8 or 16 (bullet's
 #                          ChessBucketsMirrored with the engine's maps, nets/README.md)
+#   FACTORISER [0]         1: train the candidate's king buckets with bullet's factoriser
+#                          (merged into the net, which keeps its shape; the net id gains `f`)
 #   BUCKETS [the parent's] the candidate's output buckets by piece count (8: bullet's
 #                          MaterialCount<8>; 1: a single output)
 #   EPOCHS [5]             passes over the training positions (the trainer sizes the run to the
@@ -144,6 +146,8 @@ if [ "$k" -eq 0 ]; then default_wdl=1.0; else default_wdl=0.3; fi
 run=$DATA/train-gen$child
 net_id=gen$child-$hidden
 [ "$king_buckets" -eq 1 ] || net_id=$net_id-kb$king_buckets
+factoriser=()
+if [ "${FACTORISER:-0}" = 1 ]; then factoriser=(--factoriser); net_id=${net_id}f; fi
 [ "$buckets" -eq 1 ] || net_id=$net_id-ob$buckets
 if [ ! -f "$run/$net_id.nnue" ]; then
   # shellcheck disable=SC2012 # the newest by time; the trainer names checkpoints plainly
@@ -154,7 +158,7 @@ if [ ! -f "$run/$net_id.nnue" ]; then
   else
     if [ -n "${SUPERBATCHES:-}" ]; then length=(--superbatches "$SUPERBATCHES"); else length=(--epochs "${EPOCHS:-5}"); fi
     log "training $net_id on $(( ${#viri[@]} / 2 )) files"
-    "$bin/trainer" train "${viri[@]}" --out-dir "$run" --net-id "$net_id" --hidden "$hidden" --buckets "$buckets" --king-buckets "$king_buckets" --threads "$THREADS" \
+    "$bin/trainer" train "${viri[@]}" --out-dir "$run" --net-id "$net_id" --hidden "$hidden" --buckets "$buckets" --king-buckets "$king_buckets" "${factoriser[@]}" --threads "$THREADS" \
       "${length[@]}" --batches-per-superbatch "${BATCHES:-25}" --save-rate 5 \
       --lr-schedule cosine --lr "${LR:-0.001}" --lr-end "${LR_END:-0.00001}" --wdl "${WDL:-$default_wdl}" \
       --precision "${PRECISION:-bf16}" --seed "$child"
@@ -290,7 +294,7 @@ if [ -f "$sprt_dir/decided.log" ]; then sprt_log=$sprt_dir/decided.log; fi
 name=$net_id-$hash.nnue
 cp "$candidate" "$repo/nets/.$name.new"
 mv "$repo/nets/.$name.new" "$repo/nets/$name"
-printf '%s\n' --net "$name" --parent "$parent_name" --hidden "$hidden" --buckets "$buckets" --king-buckets "$king_buckets" \
+printf '%s\n' --net "$name" --parent "$parent_name" --hidden "$hidden" --buckets "$buckets" --king-buckets "$king_buckets" "${factoriser[@]}" \
   --datagen "$bin/datagen" --window "$used" \
   --train-dir "$run" --sprt-log "$sprt_log" --tc "${TC:-8+0.08}" --elo0 "${ELO0:-0}" --elo1 "${ELO1:-5}" \
   > "$run/lineage-pending"

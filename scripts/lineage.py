@@ -85,6 +85,7 @@ def record(args):
         "hidden": args.hidden,
         "buckets": args.buckets,
         "king_buckets": args.king_buckets,
+        "factoriser": args.factoriser,
         "parent": args.parent,
         "data": {
             "sources": sources(args.datagen, tomllib.loads(config)),
@@ -195,6 +196,7 @@ def main():
         rec.add_argument(f"--{name}", required=True, type=int)
     rec.add_argument("--buckets", type=int, default=1)
     rec.add_argument("--king-buckets", type=int, default=1)
+    rec.add_argument("--factoriser", action="store_true")
     for name in ["elo0", "elo1"]:
         rec.add_argument(f"--{name}", type=float, default=0.0 if name == "elo0" else 5.0)
     sub.add_parser("plot")

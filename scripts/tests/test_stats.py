@@ -140,7 +140,7 @@ class Lineage(unittest.TestCase):
             datagen.write_text('#!/bin/sh\necho "1 files, 7 games, 700 positions"\n')
             datagen.chmod(0o755)
             (tmp / "fastchess.log").write_text(match_log(30, 10, 0))
-            args = argparse.Namespace(net="gen1.nnue", parent="gen0.nnue", hidden=128, buckets=1, king_buckets=1,
+            args = argparse.Namespace(net="gen1.nnue", parent="gen0.nnue", hidden=128, buckets=1, king_buckets=1, factoriser=False,
                                       datagen=str(datagen), window=1, train_dir=str(train),
                                       sprt_log=str(tmp / "fastchess.log"), tc="8+0.08", elo0=0.0, elo1=5.0)
             with mock.patch.object(lineage, "NETS", nets), mock.patch.object(lineage, "LINEAGE", nets / "lineage.json"):
