@@ -3,6 +3,8 @@
 //! stored position gives its search score and material, and the game's result says which of
 //! win, draw and loss happened; all three are White's view, which the model's symmetry
 //! allows. Every `holdout`-th game is held back to score the fit against a constant guess.
+//! The fit is then checked where a GUI user first reads it, at the start of a game: the
+//! model's mean W/D/L at each game's first scored position against the results.
 
 use std::fmt::Write;
 use std::path::PathBuf;
@@ -48,6 +50,8 @@ pub struct Sample {
 pub struct Samples {
     pub games: u64,
     pub samples: Vec<Sample>,
+    /// Each game's first position in `samples`, if it has one.
+    pub starts: Vec<Sample>,
 }
 
 /// Reads every position of every game, split into (training, validation).
@@ -70,14 +74,20 @@ pub fn read(args: &WdlFitArgs) -> Result<(Samples, Samples), ReadError> {
                 GameResult::BlackWin => 2,
             };
             let mut board = stored.start;
+            let mut first = true;
             for (viri_move, score) in &stored.game.moves {
                 let score = i32::from(score.get());
                 if score.abs() < args.max_score {
-                    set.samples.push(Sample {
+                    let sample = Sample {
                         score: f64::from(score),
                         material: material(&board),
                         outcome,
-                    });
+                    };
+                    set.samples.push(sample);
+                    if first {
+                        set.starts.push(sample);
+                        first = false;
+                    }
                 }
                 // The reader has proven every move legal.
                 let mv = from_viri_move(&board, *viri_move).expect("a legal move");
@@ -229,6 +239,23 @@ pub fn score_predictions(samples: &[Sample], predict: impl Fn(&Sample) -> [f64; 
     (log_loss / n, brier / n)
 }
 
+/// The model's mean W/D/L over `samples` and the outcomes' frequencies, in per cent.
+pub fn calibration(samples: &[Sample], model: &WdlModel) -> ([f64; 3], [f64; 3]) {
+    let (mut predicted, mut observed) = ([0.0; 3], [0.0; 3]);
+    for s in samples {
+        let p = model.probabilities(s.score, s.material);
+        for k in 0..3 {
+            predicted[k] += p[k];
+        }
+        observed[s.outcome] += 1.0;
+    }
+    let per_cent = 100.0 / samples.len().max(1) as f64;
+    (
+        predicted.map(|p| p * per_cent),
+        observed.map(|o| o * per_cent),
+    )
+}
+
 pub fn run(args: &WdlFitArgs) -> Result<String, WdlFitError> {
     let (train, validation) = read(args)?;
     if train.samples.is_empty() {
@@ -263,6 +290,23 @@ pub fn run(args: &WdlFitArgs) -> Result<String, WdlFitError> {
         line(format!(
             "validation log-loss {model_log:.4} (constant W/D/L {win:.0}/{draw:.0}/{loss:.0} %: \
              {constant_log:.4}), Brier {model_brier:.4} (constant {constant_brier:.4})"
+        ));
+    }
+    // Game starts of all games: one position a game, too few to hold back a fifth of.
+    let starts = [&train.starts[..], &validation.starts[..]].concat();
+    let level: Vec<Sample> = starts
+        .iter()
+        .filter(|s| s.score.abs() <= a / 2.0)
+        .copied()
+        .collect();
+    let triple = |p: [f64; 3]| format!("{:.1}/{:.1}/{:.1} %", p[0], p[1], p[2]);
+    for (what, set) in [("all game starts", &starts), ("within ±50 cp", &level)] {
+        let (predicted, observed) = calibration(set, &model);
+        line(format!(
+            "{what} ({} games): model W/D/L {}, results {}",
+            set.len(),
+            triple(predicted),
+            triple(observed)
         ));
     }
     for m in [20, 30, 40, 58, 78] {
@@ -355,6 +399,29 @@ mod tests {
                 gradient[k]
             );
         }
+    }
+
+    /// Outcomes drawn from a model match its mean prediction; a model that draws more does not.
+    #[test]
+    fn calibration_compares_prediction_and_results() {
+        let samples = samples_of(&TRUTH, 20_000);
+        let (predicted, observed) = calibration(&samples, &TRUTH);
+        for k in 0..3 {
+            assert!(
+                (predicted[k] - observed[k]).abs() < 1.5,
+                "{predicted:?} {observed:?}"
+            );
+        }
+        assert!((predicted.iter().sum::<f64>() - 100.0).abs() < 1e-9);
+        let drawish = WdlModel {
+            a: [TRUTH.a[0], TRUTH.a[1], TRUTH.a[2], 2.0 * TRUTH.a[3]],
+            ..TRUTH
+        };
+        let (predicted, observed) = calibration(&samples, &drawish);
+        assert!(
+            predicted[1] > observed[1] + 5.0,
+            "{predicted:?} {observed:?}"
+        );
     }
 
     /// Outcomes drawn from a known model are fitted back to it.
