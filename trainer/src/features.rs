@@ -32,11 +32,6 @@ impl InputLayout {
             factoriser: false,
         }
     }
-
-    /// Rows of feature weights the trainer keeps: 768 per king bucket and for the factoriser.
-    pub fn rows(&self) -> usize {
-        INPUTS * (self.king_buckets.count() + usize::from(self.factoriser))
-    }
 }
 
 /// Rows of the feature weights that are active, per perspective.
