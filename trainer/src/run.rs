@@ -17,7 +17,7 @@ use crate::config::Config;
 use crate::error::{Result, TrainerError};
 use crate::history::{self, Record};
 use crate::loader::Dataset;
-use crate::model::Model;
+use crate::model::{Model, Shape};
 use crate::optim::AdamW;
 use crate::plot;
 use crate::precision::RowFormat;
@@ -100,21 +100,7 @@ fn run_at<const N: usize, P: RowFormat>(config: &Config, start: Start) -> Result
 
     // A resumed run takes its weights from the checkpoint, whatever its start was.
     let model = match (&config.init, &start.resume) {
-        (Some(path), None) => {
-            let bytes = std::fs::read(path).map_err(TrainerError::io(path))?;
-            // A net file has no factoriser: the run's, if it has one, starts from zero.
-            let net = dequantise::<N>(&bytes, config.shape().merged()).map_err(|reason| {
-                TrainerError::Init {
-                    path: path.clone(),
-                    reason,
-                }
-            })?;
-            if config.factoriser {
-                net.with_factoriser()
-            } else {
-                net
-            }
-        }
+        (Some(path), None) => init_from_net::<N>(path, config.shape())?,
         _ => Model::random(config.seed, config.shape()).expect("the config was checked"),
     };
     let mut trainer = Trainer::<N, P>::new(model, &data, split, config.batch_size, config.threads)?;
@@ -316,6 +302,29 @@ fn restore<const N: usize, P: RowFormat>(
     trainer.step = checkpoint.step;
     *history = checkpoint.history;
     Ok(())
+}
+
+/// The start of a fine-tune: a net file of the run's shape, or a plain one (K = 1) spread over
+/// the run's king buckets. A net file has no factoriser: the run's, if it has one, starts from
+/// zero (or, from a plain net, with half of each weight).
+fn init_from_net<const N: usize>(path: &Path, shape: Shape) -> Result<Model<N>> {
+    let bytes = std::fs::read(path).map_err(TrainerError::io(path))?;
+    let refused = |reason| TrainerError::Init {
+        path: path.to_owned(),
+        reason,
+    };
+    match dequantise::<N>(&bytes, shape.merged()) {
+        Ok(net) if shape.factoriser => Ok(net.with_factoriser()),
+        Ok(net) => Ok(net),
+        Err(reason) if shape.king_buckets > 1 => {
+            let plain = dequantise::<N>(&bytes, Shape::plain(shape.buckets))
+                .map_err(|_| refused(format!("{reason}, nor a plain net of that N and B")))?;
+            Ok(plain
+                .spread_over_king_buckets(shape)
+                .expect("a plain net of the run's N and B, and a checked shape"))
+        }
+        Err(reason) => Err(refused(reason)),
+    }
 }
 
 fn progress_bar(superbatch: u64, config: &Config, quiet: bool) -> ProgressBar {

@@ -75,3 +75,74 @@ fn a_fine_tune_starts_from_the_given_net() {
     assert!(error.to_string().starts_with("--init "), "{error}");
     assert!(error.to_string().contains("N = 256"), "{error}");
 }
+
+/// A plain net starts a king-bucketed run, with or without a factoriser: every bucket begins
+/// with its rows, so at a learning rate too small to move a quantised weight the saved net is
+/// the plain one with its rows repeated K times (the factoriser's half merged back in).
+#[test]
+fn a_plain_net_starts_every_king_bucket() {
+    let dir = temp_dir("finetune-buckets");
+    let data = dir.join("data.bin");
+    write_bulletformat(&data, &synthetic::dataset(4_000, 9)).unwrap();
+    let config = Config {
+        net_id: "plain".into(),
+        hidden: 128,
+        buckets: 8,
+        king_buckets: 1,
+        data: vec![data],
+        out_dir: dir.join("plain"),
+        superbatches: 2,
+        epochs: None,
+        batch_size: 256,
+        batches_per_superbatch: 4,
+        threads: 2,
+        seed: 1,
+        validation: 400,
+        ..Config::default()
+    };
+    let plain = std::fs::read(run(&config, QUIET).unwrap()).unwrap();
+    let rows = 768 * 128 * 2;
+    let dense = 2 * (128 + 8 * (2 * 128 + 1));
+
+    for (king_buckets, factoriser) in [(8, false), (4, true)] {
+        let out = format!("kb{king_buckets}-{factoriser}");
+        let net = run(
+            &Config {
+                net_id: out.clone(),
+                init: Some(dir.join("plain/plain.nnue")),
+                king_buckets,
+                factoriser,
+                out_dir: dir.join(&out),
+                superbatches: 1,
+                lr: LrSchedule::Constant { value: 1e-12 },
+                ..config.clone()
+            },
+            QUIET,
+        )
+        .unwrap();
+        let bytes = std::fs::read(net).unwrap();
+        let buckets = king_buckets * rows;
+        for bucket in bytes[..buckets].chunks_exact(rows) {
+            assert_eq!(bucket, &plain[..rows], "{out}");
+        }
+        assert_eq!(
+            &bytes[buckets..buckets + dense],
+            &plain[rows..rows + dense],
+            "{out}"
+        );
+    }
+
+    // A bucketed net cannot start a run of other king buckets.
+    let error = run(
+        &Config {
+            net_id: "kb4".into(),
+            init: Some(dir.join("kb8-false/kb8-false.nnue")),
+            king_buckets: 4,
+            out_dir: dir.join("kb4"),
+            ..config.clone()
+        },
+        QUIET,
+    )
+    .expect_err("8 king buckets cannot start a run of 4");
+    assert!(error.to_string().contains("nor a plain net"), "{error}");
+}
