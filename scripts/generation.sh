@@ -28,6 +28,9 @@
 #                          ChessBucketsMirrored with the engine's maps, nets/README.md)
 #   FACTORISER [0]         1: train the candidate's king buckets with bullet's factoriser
 #                          (merged into the net, which keeps its shape; the net id gains `f`)
+#   INIT [0]               1: start the candidate from the parent's weights instead of random
+#                          ones, a fine-tune (a plain parent starts every king bucket; the net
+#                          id gains `-ft`); give it a lower LR, e.g. 0.0002
 #   BUCKETS [the parent's] the candidate's output buckets by piece count (8: bullet's
 #                          MaterialCount<8>; 1: a single output)
 #   EPOCHS [5]             passes over the training positions (the trainer sizes the run to the
@@ -148,6 +151,8 @@ net_id=gen$child-$hidden
 [ "$king_buckets" -eq 1 ] || net_id=$net_id-kb$king_buckets
 factoriser=()
 if [ "${FACTORISER:-0}" = 1 ]; then factoriser=(--factoriser); net_id=${net_id}f; fi
+init=()
+if [ "${INIT:-0}" = 1 ]; then init=(--init "$parent"); net_id=$net_id-ft; fi
 [ "$buckets" -eq 1 ] || net_id=$net_id-ob$buckets
 if [ ! -f "$run/$net_id.nnue" ]; then
   # shellcheck disable=SC2012 # the newest by time; the trainer names checkpoints plainly
@@ -158,7 +163,7 @@ if [ ! -f "$run/$net_id.nnue" ]; then
   else
     if [ -n "${SUPERBATCHES:-}" ]; then length=(--superbatches "$SUPERBATCHES"); else length=(--epochs "${EPOCHS:-5}"); fi
     log "training $net_id on $(( ${#viri[@]} / 2 )) files"
-    "$bin/trainer" train "${viri[@]}" --out-dir "$run" --net-id "$net_id" --hidden "$hidden" --buckets "$buckets" --king-buckets "$king_buckets" "${factoriser[@]}" --threads "$THREADS" \
+    "$bin/trainer" train "${viri[@]}" --out-dir "$run" --net-id "$net_id" --hidden "$hidden" --buckets "$buckets" --king-buckets "$king_buckets" "${factoriser[@]}" "${init[@]}" --threads "$THREADS" \
       "${length[@]}" --batches-per-superbatch "${BATCHES:-25}" --save-rate 5 \
       --lr-schedule cosine --lr "${LR:-0.001}" --lr-end "${LR_END:-0.00001}" --wdl "${WDL:-$default_wdl}" \
       --precision "${PRECISION:-bf16}" --seed "$child"
