@@ -9,7 +9,7 @@
 #   scripts/match.sh ablation [SWITCH ...]       an sprt per search switch of the `tune` build
 #                                                (default: every one), on against off
 #   scripts/match.sh levels [PATINA]             chunks of Patina's strength levels against
-#                                                Stockfish's at the same UCI_Elo
+#                                                Stockfish's levels of the same rating
 #
 # Every mode (environment): TC (8+0.08; `nodes=N` for N nodes a move), HASH (16), THREADS (1),
 # CONCURRENCY (2), BOOK (../shared/books/8moves_v3.pgn; EPD if named .epd), ORDER=sequential
@@ -31,14 +31,16 @@
 #   OPPONENTS ("glaurung gnuchess toga2"; ethereal-chess too), LEDGERS (~/patina-data/matches),
 #   ADJUDICATE (by default a win once both engines see 10 pawns for 3 moves, a draw from move 40
 #   once both stay within 0.10 for 8 moves; empty: every game played out), and what chunks reads.
-# levels: ELOS ("1500 2000 2500", each 1350 to 2850: Stockfish 15.1's range), STOCKFISH
-#   (/usr/games/stockfish, Stockfish 15.1, whose levels are fitted to CCRL's scale at 60+0.6),
-#   TC (10+0.1), GAMES (200 a level), NAME (levels-<binary's hash>), LEDGERS; no adjudication.
-#   Stockfish plays a level's move from its MultiPV search at depth 1 + int(level), level =
-#   ((UCI_Elo - 1346.6) / 143.4)^(1 / 0.806), but the clock still matters to it: it searches on
-#   after the pick, and the deeper entries that leaves in its hash table make the next move's
-#   shallow search stronger. It must also reach the pick depth (14 at 2500), which 2+0.02 does
-#   not allow.
+# levels: ELOS ("1500 2000 2500", each 1320 to 3000: Patina's range), STOCKFISH
+#   (/usr/games/stockfish, Stockfish 15.1), TC (10+0.1), GAMES (200 a level), NAME
+#   (levels-<binary's hash>), LEDGERS; no adjudication. Stockfish plays at the UCI_Elo whose
+#   skill level its own 2023 calibration rates at Patina's level (stockfish_uci_elo): 15.1 still
+#   has the 2019 formula, which its developers replaced a month after its release as "quite
+#   inaccurate" (it calls skill 13.3 2500, the 2023 fit 2977). Stockfish plays a level's move
+#   from its MultiPV search at depth 1 + int(skill), but the clock still matters to it: it
+#   searches on after the pick, and the deeper entries that leaves in its hash table make the
+#   next move's shallow search stronger. It must also reach the pick depth, which 2+0.02 does
+#   not allow at the top.
 # ablation: TC (2+0.02), ELO0 ELO1 (0 10), MAX_ROUNDS (100), DATA (~/patina-data). The tune build
 #   is made from the working tree on every run and kept under its hash; a match that fails (an
 #   exit code other than 0, 1 or 3) ends the run with its code.
@@ -260,22 +262,37 @@ gauntlet() {
   done
 }
 
+# Stockfish 15.1's UCI_Elo for a rating: the skill level that Stockfish's fit of January 2023
+# (commit a08b8d4, master at 60+0.6 against Stash versions rated by CCRL; 1320 to 3190 over
+# skills 0 to 19) gives the rating, turned into the UCI_Elo that 15.1's formula,
+# skill = ((UCI_Elo - 1346.6) / 143.4)^(1 / 0.806), gives that skill. 15.1's lowest UCI_Elo,
+# 1350, is skill 0.
+stockfish_uci_elo() {
+  awk -v elo="$1" 'BEGIN {
+    e = (elo - 1320) / (3190 - 1320)
+    skill = ((37.2473 * e - 40.8525) * e + 22.2943) * e - 0.311438
+    uci_elo = skill > 0 ? 1346.6 + 143.4 * exp(0.806 * log(skill)) : 0
+    printf "%d\n", uci_elo < 1350 ? 1350 : uci_elo + 0.5
+  }'
+}
+
 levels() {
-  local patina name elo limit ledgers
+  local patina name elo stockfish ledgers
   patina=$(realpath "${1:-$here/../target/release/patina}")
   # Named by the binary, not the bench: a changed table of levels leaves the bench as it is.
   name=${NAME:-levels-$(sha256sum "$patina" | cut -c1-12)}
   ledgers=${LEDGERS:-${DATA:-$HOME/patina-data}/matches}
   export TC=${TC:-10+0.1} GAMES=${GAMES:-200} ADJUDICATE=
   for elo in ${ELOS:-1500 2000 2500}; do
-    if ! [[ $elo =~ ^[0-9]+$ ]] || [ "$elo" -lt 1350 ] || [ "$elo" -gt 2850 ]; then
-      echo "UCI_Elo $elo: Stockfish 15.1's levels run from 1350 to 2850" >&2
+    if ! [[ $elo =~ ^[0-9]+$ ]] || [ "$elo" -lt 1320 ] || [ "$elo" -gt 3000 ]; then
+      echo "UCI_Elo $elo: Patina's levels run from 1320 to 3000" >&2
       exit 2
     fi
-    echo "== UCI_Elo $elo"
-    limit="option.UCI_LimitStrength=true option.UCI_Elo=$elo"
+    stockfish=$(stockfish_uci_elo "$elo")
+    echo "== UCI_Elo $elo against Stockfish 15.1's UCI_Elo $stockfish"
     # shellcheck disable=SC2097,SC2098 # the ledger's path reads the DATA given, as meant
-    DATA=${DATA:+$DATA/$name-$elo} NEW_OPTIONS=$limit BASE_OPTIONS=$limit "$here/match.sh" chunks \
+    DATA=${DATA:+$DATA/$name-$elo} NEW_OPTIONS="option.UCI_LimitStrength=true option.UCI_Elo=$elo" \
+      BASE_OPTIONS="option.UCI_LimitStrength=true option.UCI_Elo=$stockfish" "$here/match.sh" chunks \
       "$ledgers/$name-$elo.tsv" "$patina" "${STOCKFISH:-/usr/games/stockfish}"
     python3 "$here/games.py" ledger "$ledgers/$name-$elo.tsv"
   done

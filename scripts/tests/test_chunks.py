@@ -150,28 +150,31 @@ class Chunks(unittest.TestCase):
         args = self.dir / "args"
         environment = dict(os.environ, FASTCHESS=str(self.dir / "fastchess"), BOOK=str(self.dir / "book.pgn"),
                            DATA=str(self.dir / "data"), LEDGERS=str(self.dir / "matches"), GAMES="2",
-                           CHUNK="2", ELOS="1500 2500", NAME="lv", STOCKFISH=str(self.dir / "base"),
+                           CHUNK="2", ELOS="1320 1500 2500 3000", NAME="lv", STOCKFISH=str(self.dir / "base"),
                            FASTCHESS_ARGS=str(args))
         done = subprocess.run([str(SCRIPTS / "match.sh"), "levels", str(self.dir / "new")],
                               env=environment, capture_output=True, text=True)
         self.assertEqual(done.returncode, 0, done.stderr)
         calls = [json.loads(line) for line in args.read_text().splitlines()]
-        self.assertEqual(len(calls), 2)
-        for call, elo in zip(calls, (1500, 2500)):
-            limit = ["option.UCI_LimitStrength=true", f"option.UCI_Elo={elo}"]
-            self.assertEqual(call[call.index("name=new") + 1:][:3], [*limit, "-engine"])
-            self.assertEqual(call[call.index("name=base") + 1:][:3], [*limit, "-each"])
+        self.assertEqual(len(calls), 4)
+        # Stockfish 15.1's UCI_Elo for each rating, by hand: the 2023 fit's skill s, then
+        # 1346.6 + 143.4 s^0.806 (1320 is skill 0, 15.1's lowest level, 1350).
+        for call, elo, stockfish in zip(calls, (1320, 1500, 2500, 3000), (1350, 1544, 2023, 2533)):
+            limit = "option.UCI_LimitStrength=true"
+            self.assertEqual(call[call.index("name=new") + 1:][:3], [limit, f"option.UCI_Elo={elo}", "-engine"])
+            self.assertEqual(call[call.index("name=base") + 1:][:3], [limit, f"option.UCI_Elo={stockfish}", "-each"])
             self.assertIn(f"cmd={self.dir / 'base'}", call)
             self.assertEqual(call[call.index("-each") + 1], "tc=10+0.1")
             self.assertNotIn("-resign", call)
             ledger = self.dir / "matches" / f"lv-{elo}.tsv"
-            self.assertIn(f"[{' '.join(limit)}]", ledger.read_text().splitlines()[0])
-        self.assertEqual(done.stdout.count("\nElo: "), 2, done.stdout)
-        environment["ELOS"] = "1320"
-        done = subprocess.run([str(SCRIPTS / "match.sh"), "levels", str(self.dir / "new")],
-                              env=environment, capture_output=True, text=True)
-        self.assertEqual(done.returncode, 2)
-        self.assertIn("1350 to 2850", done.stderr)
+            self.assertIn(f"option.UCI_Elo={stockfish}]", ledger.read_text().splitlines()[0])
+        self.assertEqual(done.stdout.count("\nElo: "), 4, done.stdout)
+        for outside in ("1319", "3001"):
+            environment["ELOS"] = outside
+            done = subprocess.run([str(SCRIPTS / "match.sh"), "levels", str(self.dir / "new")],
+                                  env=environment, capture_output=True, text=True)
+            self.assertEqual(done.returncode, 2)
+            self.assertIn("1320 to 3000", done.stderr)
 
     def test_a_sequential_order_plays_each_opening_once(self):
         args = self.dir / "args"

@@ -40,13 +40,13 @@ struct Level {
 }
 
 /// Ratings between rows interpolate: nodes geometrically (strength grows roughly by a constant
-/// per doubling), the temperature linearly. The rows are calibrated against Stockfish 15.1's
-/// own levels at the same `UCI_Elo` at 10+0.1 (docs/strength.md): from 1500 up the choice is
-/// the search's own (temperature 0, a single line) and only the budget holds the engine back,
-/// about 150 Elo a doubling of nodes on that scale; at the bottom a small temperature adds the
-/// odd plausible mistake. The 2500 row is moved by the slope from its measurement at 80 000
-/// nodes; the top row is extrapolated by the same slope, a budget that only a long time
-/// control allows (at blitz the clock binds first).
+/// per doubling), the temperature linearly. The rows are calibrated by matches against
+/// Stockfish 15.1's levels at 10+0.1, each rated by Stockfish's own 2023 calibration, and
+/// against Glaurung 2.2 at 60+0.6 (docs/strength.md): from 1500 up the choice is the search's
+/// own (temperature 0, a single line) and only the budget holds the engine back, about 240 Elo
+/// a doubling of nodes below 8 000 and 120 above; at the bottom a small temperature adds the
+/// odd plausible mistake. The top row is extrapolated from 230 000 nodes (about 2850), a budget
+/// that a blitz clock allows on one core.
 const LEVELS: [Level; 5] = [
     Level {
         elo: MIN_ELO,
@@ -60,17 +60,17 @@ const LEVELS: [Level; 5] = [
     },
     Level {
         elo: 2000,
-        nodes: 8_000,
+        nodes: 2_900,
         temperature: 0.0,
     },
     Level {
         elo: 2500,
-        nodes: 230_000,
+        nodes: 19_000,
         temperature: 0.0,
     },
     Level {
         elo: MAX_ELO,
-        nodes: 2_300_000,
+        nodes: 600_000,
         temperature: 0.0,
     },
 ];
