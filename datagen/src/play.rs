@@ -165,14 +165,26 @@ fn lock_output(out: &Path) -> Result<File, PlayError> {
         path: path.clone(),
         source,
     })?;
-    // Called by path: the standard library's own `try_lock` needs a newer Rust than the
-    // workspace's minimum.
-    match fs4::FileExt::try_lock(&file) {
-        Ok(()) => Ok(file),
-        Err(fs4::TryLockError::WouldBlock) => Err(PlayError::Busy(out.to_path_buf())),
-        Err(fs4::TryLockError::Error(source)) => Err(PlayError::Io { path, source }),
+    // A lock just released can still be held for a moment: a child process that another
+    // thread of this program is starting shares every open file, and so the lock, until its
+    // exec closes them. So a held lock is retried for a second before the run is refused.
+    for attempt in 0..=LOCK_RETRIES {
+        // Called by path: the standard library's own `try_lock` needs a newer Rust than the
+        // workspace's minimum.
+        match fs4::FileExt::try_lock(&file) {
+            Ok(()) => return Ok(file),
+            Err(fs4::TryLockError::WouldBlock) if attempt < LOCK_RETRIES => {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+            Err(fs4::TryLockError::WouldBlock) => break,
+            Err(fs4::TryLockError::Error(source)) => return Err(PlayError::Io { path, source }),
+        }
     }
+    Err(PlayError::Busy(out.to_path_buf()))
 }
+
+/// Retries of a held lock, 50 ms apart.
+const LOCK_RETRIES: u32 = 20;
 
 fn thread_file(out: &Path, thread: usize) -> PathBuf {
     out.join(format!("{FILE_PREFIX}{thread}.vf"))
