@@ -477,7 +477,11 @@ mod tests {
         let moved = page.post("/api/move", &body);
         assert_eq!(moved.status, StatusCode::OK, "{}", moved.body);
         assert_eq!(moved.json()["moves"][0], "e4");
-        let out_of_turn = page.post("/api/move", &body.replace("e4", "e5"));
+        // Built afresh: the session id may itself contain "e4".
+        let out_of_turn = page.post(
+            "/api/move",
+            &format!(r#"{{"session":"{session}","move":"e5"}}"#),
+        );
         assert_eq!(out_of_turn.status, StatusCode::CONFLICT);
 
         let state = page.get(&format!("/api/state?session={session}"));
