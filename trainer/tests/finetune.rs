@@ -3,7 +3,7 @@
 
 mod common;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use common::temp_dir;
 use trainer::config::Config;
@@ -17,17 +17,18 @@ const QUIET: Start = Start {
     quiet: true,
 };
 
-#[test]
-fn a_fine_tune_starts_from_the_given_net() {
-    let dir = temp_dir("finetune");
+/// A short run of a plain N = 128 net with 8 output buckets on 4 000 synthetic positions,
+/// named `id` and written into `dir/id`.
+fn base_config(dir: &Path, id: &str) -> Config {
     let data = dir.join("data.bin");
     write_bulletformat(&data, &synthetic::dataset(4_000, 9)).unwrap();
-    let config = Config {
-        net_id: "base".into(),
+    Config {
+        net_id: id.into(),
         hidden: 128,
         buckets: 8,
+        king_buckets: 1,
         data: vec![data],
-        out_dir: dir.join("base"),
+        out_dir: dir.join(id),
         superbatches: 2,
         epochs: None,
         batch_size: 256,
@@ -36,7 +37,13 @@ fn a_fine_tune_starts_from_the_given_net() {
         seed: 1,
         validation: 400,
         ..Config::default()
-    };
+    }
+}
+
+#[test]
+fn a_fine_tune_starts_from_the_given_net() {
+    let dir = temp_dir("finetune");
+    let config = base_config(&dir, "base");
     let base = run(&config, QUIET).unwrap();
     let base_bytes = std::fs::read(&base).unwrap();
 
@@ -82,24 +89,7 @@ fn a_fine_tune_starts_from_the_given_net() {
 #[test]
 fn a_plain_net_starts_every_king_bucket() {
     let dir = temp_dir("finetune-buckets");
-    let data = dir.join("data.bin");
-    write_bulletformat(&data, &synthetic::dataset(4_000, 9)).unwrap();
-    let config = Config {
-        net_id: "plain".into(),
-        hidden: 128,
-        buckets: 8,
-        king_buckets: 1,
-        data: vec![data],
-        out_dir: dir.join("plain"),
-        superbatches: 2,
-        epochs: None,
-        batch_size: 256,
-        batches_per_superbatch: 4,
-        threads: 2,
-        seed: 1,
-        validation: 400,
-        ..Config::default()
-    };
+    let config = base_config(&dir, "plain");
     let plain = std::fs::read(run(&config, QUIET).unwrap()).unwrap();
     let rows = 768 * 128 * 2;
     let dense = 2 * (128 + 8 * (2 * 128 + 1));
