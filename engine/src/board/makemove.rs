@@ -94,6 +94,29 @@ impl Board {
         self.update_check_info();
     }
 
+    /// The key `make_move(mv)` will give, computed without making it, so that the search can
+    /// prefetch the move's table entry while it updates the accumulators. Castling, en passant,
+    /// a new en-passant square and lost castling rights are left out: for those rarer moves the
+    /// prefetch only misses.
+    pub fn key_after(&self, mv: Move) -> u64 {
+        let (from, to) = (mv.from(), mv.to());
+        let piece = self.piece_at(from).expect("a legal move starts on a piece");
+        let landed = mv
+            .promotion()
+            .map_or(piece, |promoted| Piece::new(self.side_to_move, promoted));
+        let mut key = self.state.key
+            ^ KEYS.side
+            ^ zobrist::piece_key(piece, from)
+            ^ zobrist::piece_key(landed, to);
+        if let Some(ep) = self.state.en_passant {
+            key ^= KEYS.en_passant[ep.file() as usize];
+        }
+        if let Some(victim) = self.piece_at(to).filter(|_| mv.is_capture()) {
+            key ^= zobrist::piece_key(victim, to);
+        }
+        key
+    }
+
     /// Takes back the last move made with `make_move`.
     pub fn unmake_move(&mut self, mv: Move) {
         let captured = self.state.captured;

@@ -149,9 +149,10 @@ impl ThreadData {
             .piece_at(mv.from())
             .expect("a move starts on a piece");
         self.stack[ply].played = Some((piece, mv.to()));
+        // Issued before the accumulator update, which hides the memory's latency.
+        shared.tt.prefetch(self.board.key_after(mv));
         self.nnue.make_move(&shared.network, &self.board, mv);
         self.board.make_move(mv);
-        shared.tt.prefetch(self.board.key());
     }
 
     fn unmake_move(&mut self, mv: Move) {
