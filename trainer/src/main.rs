@@ -113,7 +113,7 @@ struct TrainArgs {
         "Folder for the nets, checkpoints, config and log", defaults::OUT_DIR))]
     out_dir: Option<PathBuf>,
     /// Start from this net's weights instead of random ones (a fine-tune; same N and B, and
-    /// same K or a plain net, whose rows then start every king bucket).
+    /// same K or a plain net, whose rows, mirrored, then start every king bucket).
     #[arg(long)]
     init: Option<PathBuf>,
     #[arg(long, help = with_default(

@@ -183,22 +183,27 @@ impl<const N: usize> Model<N> {
     }
 
     /// A net of `shape` that starts from a plain one (K = 1, no factoriser, the same N and B):
-    /// every king bucket begins with the plain rows. With a factoriser the rows are split in
-    /// halves between the buckets and it, so both stay inside the factorised clip. A bucket
-    /// reads chess768's inputs, but a king on files e–h sees its board mirrored left to right:
-    /// there the start evaluates a position as the plain net evaluates its mirror image, close
-    /// (only castling breaks the symmetry) but not the same. None if `self` is not plain or
-    /// `shape` has no bucket map or another B.
+    /// every king bucket begins with the plain rows mirrored left to right (input square `s`
+    /// takes the row of `s ^ 7`). A king on files e–h reads its board mirrored, so there the
+    /// start is exactly the plain net; that is where kings stand in most games (e1, and g1
+    /// after castling short). A king on files a–d gets the plain net's evaluation of the mirror
+    /// image, close (only castling breaks the symmetry) but not the same. With a factoriser
+    /// the rows are split in halves between the buckets and it, so both stay inside the
+    /// factorised clip. None if `self` is not plain or `shape` has no bucket map or another B.
     pub fn spread_over_king_buckets(&self, shape: Shape) -> Option<Self> {
         if self.shape() != Shape::plain(shape.buckets) {
             return None;
         }
-        let rows = INPUTS * N;
-        let (plain_rows, dense) = self.params.split_at(rows);
+        let (plain_rows, dense) = self.params.split_at(INPUTS * N);
+        // Chess768's input is 64 × (colour, piece) + square, so `^ 7` mirrors its square.
+        let mirrored: Vec<f32> = (0..INPUTS)
+            .flat_map(|input| &plain_rows[(input ^ 7) * N..][..N])
+            .copied()
+            .collect();
         let share = if shape.factoriser { 0.5 } else { 1.0 };
         let mut params = Vec::with_capacity(Self::param_count(shape));
         for _ in 0..shape.king_buckets + usize::from(shape.factoriser) {
-            params.extend(plain_rows.iter().map(|w| w * share));
+            params.extend(mirrored.iter().map(|w| w * share));
         }
         params.extend_from_slice(dense);
         Self::from_params(params, shape)

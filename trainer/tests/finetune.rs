@@ -84,8 +84,9 @@ fn a_fine_tune_starts_from_the_given_net() {
 }
 
 /// A plain net starts a king-bucketed run, with or without a factoriser: every bucket begins
-/// with its rows, so at a learning rate too small to move a quantised weight the saved net is
-/// the plain one with its rows repeated K times (the factoriser's half merged back in).
+/// with its rows mirrored, so at a learning rate too small to move a quantised weight the saved
+/// net is the plain one with its mirrored rows repeated K times (the factoriser's half merged
+/// back in).
 #[test]
 fn a_plain_net_starts_every_king_bucket() {
     let dir = temp_dir("finetune-buckets");
@@ -93,6 +94,13 @@ fn a_plain_net_starts_every_king_bucket() {
     let plain = std::fs::read(run(&config, QUIET).unwrap()).unwrap();
     let rows = 768 * 128 * 2;
     let dense = 2 * (128 + 8 * (2 * 128 + 1));
+    // Each bucket starts as the plain rows of the mirrored square (input ^ 7), the view of a
+    // king on files e–h, which reads its board mirrored.
+    let row = 128 * 2;
+    let mirrored: Vec<u8> = (0..768)
+        .flat_map(|input: usize| &plain[(input ^ 7) * row..][..row])
+        .copied()
+        .collect();
 
     for (king_buckets, factoriser) in [(8, false), (4, true)] {
         let out = format!("kb{king_buckets}-{factoriser}");
@@ -113,7 +121,7 @@ fn a_plain_net_starts_every_king_bucket() {
         let bytes = std::fs::read(net).unwrap();
         let buckets = king_buckets * rows;
         for bucket in bytes[..buckets].chunks_exact(rows) {
-            assert_eq!(bucket, &plain[..rows], "{out}");
+            assert_eq!(bucket, &mirrored[..], "{out}");
         }
         assert_eq!(
             &bytes[buckets..buckets + dense],
