@@ -118,6 +118,15 @@ fn run_at<const N: usize, P: RowFormat>(config: &Config, start: Start) -> Result
     say(positions);
     if resumed {
         say(format!("resumed after batch {}", trainer.step));
+    } else if config.init.is_some() {
+        // The starting net's loss on the very positions the run validates on: what the
+        // fine-tune has to beat.
+        let wdl = config.wdl.wdl(1, config.superbatches);
+        if let Some(loss) = trainer.validation_loss(wdl) {
+            say(format!(
+                "start             validation {loss:.6} (the --init net's)"
+            ));
+        }
     }
 
     let batches = config.batches_per_superbatch as u64;

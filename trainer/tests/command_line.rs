@@ -1,6 +1,6 @@
 //! `trainer train` as a user runs it, on data smaller than one default batch: `--epochs` makes
-//! that many passes, the header gives the numbers the run used, and output into a pipe, where
-//! no bar shows, gets plain progress lines.
+//! that many passes, the header gives the numbers the run used, output into a pipe, where no bar
+//! shows, gets plain progress lines, and a fine-tune first reports its starting net's loss.
 
 mod common;
 
@@ -69,5 +69,31 @@ fn epochs_are_passes_over_small_data_and_the_header_says_so() {
         "{stderr}"
     );
     assert!(!stderr.contains('\x1b'), "{stderr}");
+
+    // A fine-tune from that net first gives the net's own validation loss: with a learning rate
+    // too small to move a weight, the first superbatch's validation loss is the same.
+    let output = Command::new(env!("CARGO_BIN_EXE_trainer"))
+        .args(["train", "--data"])
+        .arg(&data)
+        .arg("--init")
+        .arg(out_dir.join("t.nnue"))
+        .arg("--out-dir")
+        .arg(dir.join("fine-tune"))
+        .args(["--net-id", "ft", "--superbatches", "1", "--threads", "1"])
+        .args(["--lr-schedule", "constant", "--lr", "1e-12"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}");
+    let validation = |prefix: &str| {
+        let line = stdout.lines().find(|line| line.starts_with(prefix));
+        let line = line.unwrap_or_else(|| panic!("no line {prefix}: {stdout}"));
+        line.split("validation ").nth(1).unwrap()[..8].to_string()
+    };
+    assert_eq!(
+        validation("start "),
+        validation("superbatch    1/1"),
+        "{stdout}"
+    );
     std::fs::remove_dir_all(dir).unwrap();
 }
