@@ -144,7 +144,11 @@ class WebGame(unittest.TestCase):
             board, (col + 0.5) * step - size / 2, (row + 0.5) * step - size / 2).click().perform()
 
     def play(self, orig, dest):
-        self.click_square(orig)
+        # A click the board takes before it has the position's moves picks nothing up, and the
+        # second click then plays nothing: click the piece until the board has it selected.
+        selected = "return window.patina.cg.state.selected || null"
+        self.until(lambda d: self.click_square(orig) or self.driver.execute_script(selected) == orig,
+                   lambda: f"{orig} was never picked up: {self.page_text()}")
         self.click_square(dest)
 
     def new_game(self, color="white", pace="movetime:100", fen="", rating="full", refused=False):
