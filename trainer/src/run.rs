@@ -118,7 +118,7 @@ fn run_at<const N: usize, P: RowFormat>(config: &Config, start: Start) -> Result
     say(positions);
     if resumed {
         say(format!("resumed after batch {}", trainer.step));
-    } else if config.init.is_some() {
+    } else if config.init.is_some() && !start.quiet {
         // The starting net's loss on the very positions the run validates on: what the
         // fine-tune has to beat.
         let wdl = config.wdl.wdl(1, config.superbatches);
