@@ -23,7 +23,10 @@ pub struct MovePicker {
     stage: Stage,
     tt_move: Option<Move>,
     killer: Option<Move>,
-    moves: ArrayVec<(Move, i32), 256>,
+    /// The stage's moves and, index for index, their scores: kept apart so that finding the best
+    /// score is a vectorised scan of the scores alone.
+    moves: MoveList,
+    scores: ArrayVec<i32, 256>,
     bad_noisy: ArrayVec<Move, 256>,
     index: usize,
     /// Quiescence search: noisy moves only (unless in check, where every evasion counts).
@@ -54,7 +57,8 @@ impl MovePicker {
             stage: Stage::TtMove,
             tt_move,
             killer,
-            moves: ArrayVec::new(),
+            moves: MoveList::new(),
+            scores: ArrayVec::new(),
             bad_noisy: ArrayVec::new(),
             index: 0,
             noisy_only,
@@ -82,9 +86,9 @@ impl MovePicker {
                     }
                 }
                 Stage::GenerateNoisy => {
-                    let mut list = MoveList::new();
-                    board.generate_noisy(&mut list);
-                    self.fill(list, |mv| {
+                    self.moves.clear();
+                    board.generate_noisy(&mut self.moves);
+                    self.score(|mv| {
                         let victim = board
                             .captured_piece(mv)
                             .map_or(0, |p| SEE_VALUES[p.piece_type().index()]);
@@ -111,16 +115,15 @@ impl MovePicker {
                     }
                 }
                 Stage::GenerateQuiet => {
+                    self.moves.clear();
                     if !self.skip_quiets {
-                        let mut list = MoveList::new();
-                        board.generate_quiet(&mut list);
-                        let us = board.side_to_move();
-                        self.fill(list, |mv| {
-                            let piece =
-                                board.piece_at(mv.from()).expect("a move starts on a piece");
-                            histories.quiet_score(us, piece, mv, continuations)
-                        });
+                        board.generate_quiet(&mut self.moves);
                     }
+                    let us = board.side_to_move();
+                    self.score(|mv| {
+                        let piece = board.piece_at(mv.from()).expect("a move starts on a piece");
+                        histories.quiet_score(us, piece, mv, continuations)
+                    });
                     self.stage = Stage::Quiet;
                 }
                 Stage::Quiet => match self.select_best() {
@@ -143,28 +146,30 @@ impl MovePicker {
         }
     }
 
-    /// Scores generated moves, leaving out those already tried in an earlier stage.
-    fn fill(&mut self, list: MoveList, score: impl Fn(Move) -> i32) {
-        self.moves.clear();
+    /// Scores the generated moves, leaving out those already tried in an earlier stage.
+    fn score(&mut self, score: impl Fn(Move) -> i32) {
+        let (tt_move, killer) = (self.tt_move, self.killer);
+        self.moves
+            .retain(|mv| Some(*mv) != tt_move && Some(*mv) != killer);
+        self.scores.clear();
+        self.scores.extend(self.moves.iter().map(|&mv| score(mv)));
         self.index = 0;
-        for mv in list {
-            if Some(mv) != self.tt_move && Some(mv) != self.killer {
-                self.moves.push((mv, score(mv)));
-            }
-        }
     }
 
-    /// Selection sort, one step at a time: cutoffs usually come before the list is sorted.
+    /// Selection sort, one step at a time: cutoffs usually come before the list is sorted. Of
+    /// equal scores the last is taken.
     fn select_best(&mut self) -> Option<Move> {
-        let rest = self.moves.get_mut(self.index..)?;
-        let best = rest
-            .iter()
-            .enumerate()
-            .max_by_key(|(_, (_, score))| *score)?
-            .0;
-        rest.swap(0, best);
+        let rest = self
+            .scores
+            .get(self.index..)
+            .filter(|rest| !rest.is_empty())?;
+        // A fold with `i32::max` vectorises; `Iterator::max` does not.
+        let max = rest.iter().copied().fold(i32::MIN, i32::max);
+        let best = self.index + rest.iter().rposition(|&s| s == max)?;
+        self.scores.swap(self.index, best);
+        self.moves.swap(self.index, best);
         self.index += 1;
-        Some(rest[0].0)
+        Some(self.moves[self.index - 1])
     }
 }
 
