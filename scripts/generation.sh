@@ -23,7 +23,7 @@
 #   DATA [~/patina-data]   where games, training runs and binaries go (never into git)
 #   POSITIONS [1000000]    self-play positions per generation     NODES [2500] soft nodes per move
 #   THREADS [2]            datagen and trainer threads              WINDOW [2] generations of data
-#   HIDDEN [the parent's]  the candidate's width N (128, 256, 512, 1024): set it to grow the net
+#   HIDDEN [the parent's]  the candidate's width N (128, 256, 512, 768, 1024): set it to grow the net
 #   KING_BUCKETS [the parent's] the candidate's king buckets: 1 (none), 4, 8 or 16 (bullet's
 #                          ChessBucketsMirrored with the engine's maps, nets/README.md)
 #   FACTORISER [0]         1: train the candidate's king buckets with bullet's factoriser

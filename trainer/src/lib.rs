@@ -24,14 +24,14 @@ pub mod synthetic;
 pub mod train;
 
 /// The hidden widths N the trainer is compiled for (each is a separate instantiation).
-pub const WIDTHS: [usize; 4] = [128, 256, 512, 1024];
+pub const WIDTHS: [usize; 5] = [128, 256, 512, 768, 1024];
 
 /// Evaluates `$body` with the constant `$n` set to the width `$hidden`, one of `WIDTHS`, or
 /// returns a configuration error for any other width.
 #[macro_export]
 macro_rules! with_hidden {
     ($hidden:expr, $n:ident => $body:expr) => {
-        $crate::with_hidden!(@widths $hidden, $n, $body, 128, 256, 512, 1024)
+        $crate::with_hidden!(@widths $hidden, $n, $body, 128, 256, 512, 768, 1024)
     };
     (@widths $hidden:expr, $n:ident, $body:expr, $($width:literal),*) => {
         match $hidden {

@@ -65,7 +65,7 @@ enum Command {
         #[arg(long)]
         out: PathBuf,
     },
-    /// Measure training throughput for hidden sizes N (128, 256, 512, 1024), thread counts and
+    /// Measure training throughput for hidden sizes N (128, 256, 512, 768, 1024), thread counts and
     /// precisions.
     Bench {
         /// Generated positions to train on.
@@ -75,7 +75,7 @@ enum Command {
         #[arg(long, default_value_t = 12, value_parser = at_least_one)]
         batches: usize,
         /// Hidden widths N to measure.
-        #[arg(long, value_delimiter = ',', default_value = "128,256,512,1024")]
+        #[arg(long, value_delimiter = ',', default_value = "128,256,512,768,1024")]
         hidden: Vec<usize>,
         /// Thread counts to measure.
         #[arg(long, value_delimiter = ',', default_value = "1,2",
@@ -120,7 +120,7 @@ struct TrainArgs {
         "Names the output files: <ID>.nnue, <ID>-<superbatch>.ckpt, …", defaults::NET_ID))]
     net_id: Option<String>,
     #[arg(long, help = with_default(
-        "Hidden width N: 128, 256, 512 or 1024",
+        "Hidden width N: 128, 256, 512, 768 or 1024",
         format!("{}, the engine's", patina::nnue::HIDDEN)))]
     hidden: Option<usize>,
     #[arg(long, help = with_default(
