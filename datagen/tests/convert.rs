@@ -30,8 +30,8 @@ fn splat_keeps_quiet_positions_and_reads_back() {
     let summary = splat::run(&args).unwrap();
     assert_eq!(summary.games, 4);
 
-    // The filters, recomputed on our own board: ply ≥ 16, not in check, quiet best move,
-    // score below the bound.
+    // The filters, recomputed on our own board: ply ≥ 16, at least 4 pieces (kings included),
+    // not in check, quiet best move, score below the bound.
     let mut expected = Vec::new();
     let mut reader = GameReader::open(&games.join("thread-0.vf")).unwrap();
     while let Some(stored) = reader.next_game().unwrap() {
@@ -42,7 +42,12 @@ fn splat_keeps_quiet_positions_and_reads_back() {
             let white_score = i32::from(score.get());
             let black = board.side_to_move() == Color::Black;
             let ply = 2 * (usize::from(board.fullmove_number()) - 1) + usize::from(black);
-            if ply >= 16 && !board.in_check() && !mv.is_noisy() && white_score.abs() < 10_000 {
+            if ply >= 16
+                && board.occupied().count() >= 4
+                && !board.in_check()
+                && !mv.is_noisy()
+                && white_score.abs() < 10_000
+            {
                 // bulletformat stores the side to move's view, the board flipped for Black.
                 let white_wdl = match result {
                     GameResult::WhiteWin => 2,
