@@ -63,13 +63,13 @@ impl WdlModel {
 
 /// The net `MODEL` was fitted for; a unit test holds it equal to the one `nets/DEFAULT` names,
 /// so that a new default net is not shipped with the old one's scale.
-pub const FITTED_FOR: &str = "gen10-512-ob8-b56bb110.nnue";
+pub const FITTED_FOR: &str = "gen11-512-ft-ob8-fd782d91.nnue";
 
-/// Fitted for `FITTED_FOR` on 2026-12-03, from 300 games of its self-play at 8+0.08 (the
+/// Fitted for `FITTED_FOR` on 2026-12-06, from 200 games of its self-play at 8+0.08 (the
 /// SPRTs' time control, so the scale a GUI user sees), by `datagen wdl-fit` (docs/scores.md).
 pub const MODEL: WdlModel = WdlModel {
-    a: [-546.748039, 1612.850243, -1619.319009, 800.852967],
-    b: [241.362864, -555.279886, 416.347074, 16.581846],
+    a: [34.995434, -160.567079, -0.643824, 425.352417],
+    b: [62.396428, -279.804656, 382.453722, -21.169510],
 };
 
 // The printed centipawn scale is `a` at the reference material; it lives with `Score`, below
