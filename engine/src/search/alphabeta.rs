@@ -598,6 +598,10 @@ impl ThreadData {
         if moves_searched == 0 {
             return match excluded {
                 Some(_) => alpha,
+                // The tables call this PV node won and every move fell to pruning, which their
+                // bound opened before any move was searched: a legal move exists, and the
+                // tables' value stands.
+                None if best_score > -INFINITY => best_score,
                 None if in_check => mated_in(ply),
                 None => DRAW,
             };
