@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicU64, AtomicU8, Ordering::Relaxed};
 
 use bytemuck::Zeroable;
 
-use crate::memory::LargeBuffer;
+use crate::memory::{self, LargeBuffer};
 use crate::types::score::{self, Score};
 use crate::types::Move;
 
@@ -171,16 +171,9 @@ impl TranspositionTable {
         &self.buckets[index]
     }
 
+    /// Asks the memory to bring `key`'s bucket into the cache ahead of the probe.
     pub fn prefetch(&self, key: u64) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            let ptr = (self.bucket(key) as *const Bucket).cast::<i8>();
-            // SAFETY: prefetching is only a hint and never faults; the pointer is a valid reference.
-            unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(ptr) };
-        }
-        // Elsewhere std has no stable prefetch: the probe loads the bucket when it comes.
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = key;
+        memory::prefetch(self.bucket(key));
     }
 
     pub fn probe(&self, key: u64, ply: usize) -> Option<TtHit> {

@@ -149,8 +149,6 @@ impl ThreadData {
             .piece_at(mv.from())
             .expect("a move starts on a piece");
         self.stack[ply].played = Some((piece, mv.to()));
-        // Issued before the accumulator update, which hides the memory's latency.
-        shared.tt.prefetch(self.board.key_after(mv));
         self.nnue.make_move(&shared.network, &self.board, mv);
         self.board.make_move(mv);
     }
@@ -397,6 +395,9 @@ impl ThreadData {
             {
                 continue;
             }
+            // Issued as soon as the move is known: the pruning decisions and the accumulator
+            // update before the child's probe hide the memory's latency.
+            shared.tt.prefetch(self.board.key_after(mv));
             let is_quiet = !mv.is_noisy();
             let piece = self
                 .board
@@ -772,6 +773,7 @@ impl ThreadData {
         let mut best_move = None;
         let mut moves_searched = 0;
         while let Some(mv) = picker.next(&self.board, &self.histories, &continuations) {
+            shared.tt.prefetch(self.board.key_after(mv));
             if params::qsearch_pruning() && best_score > -TB_WIN_BOUND {
                 // Under-promotions and losing captures are not worth resolving here.
                 if mv
