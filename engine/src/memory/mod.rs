@@ -1,6 +1,6 @@
 //! Large zero-initialised buffers (the transposition table) backed by huge pages where the OS
-//! offers them: a table of many megabytes otherwise spends much of a probe on TLB misses. And a
-//! prefetch hint for the tables the search reads at random.
+//! offers them: a table of many megabytes otherwise spends much of a probe on TLB misses. And the
+//! prefetch hint the transposition table issues ahead of a probe, its one `unsafe` kept here.
 
 use std::alloc::{alloc, dealloc, Layout};
 use std::mem::MaybeUninit;
