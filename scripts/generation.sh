@@ -24,6 +24,7 @@
 #   POSITIONS [1000000]    self-play positions per generation     NODES [2500] soft nodes per move
 #   THREADS [2]            datagen and trainer threads              WINDOW [2] generations of data
 #   HIDDEN [the parent's]  the candidate's width N (128, 256, 512, 768, 1024): set it to grow the net
+#                          (with INIT=1 the parent's neurons carry over, `trainer train --init`)
 #   KING_BUCKETS [the parent's] the candidate's king buckets: 1 (none), 4, 8 or 16 (bullet's
 #                          ChessBucketsMirrored with the engine's maps, nets/README.md)
 #   FACTORISER [0]         1: train the candidate's king buckets with bullet's factoriser

@@ -112,8 +112,9 @@ struct TrainArgs {
     #[arg(long, help = with_default(
         "Folder for the nets, checkpoints, config and log", defaults::OUT_DIR))]
     out_dir: Option<PathBuf>,
-    /// Start from this net's weights instead of random ones (a fine-tune; same N and B, and
-    /// same K or a plain net, whose rows, mirrored, then start every king bucket).
+    /// Start from this net's weights instead of random ones (a fine-tune; same B, the same N
+    /// or a narrower net, widened with new neurons, and same K or a plain net, whose rows,
+    /// mirrored, then start every king bucket).
     #[arg(long)]
     init: Option<PathBuf>,
     #[arg(long, help = with_default(

@@ -209,6 +209,37 @@ impl<const N: usize> Model<N> {
         Self::from_params(params, shape)
     }
 
+    /// A net of M hidden neurons widened to N (M ≤ N, the same K, B and factoriser): the first M
+    /// neurons keep their weights; the others start with feature rows and biases drawn as
+    /// `random` draws them (a factoriser's at zero) and zero output weights, so the outputs are
+    /// exactly the narrow net's until training moves them. The zero output weights get
+    /// gradients from the new neurons' activations, and once they move so do the new rows.
+    /// None if M > N.
+    pub fn widened<const M: usize>(narrow: &Model<M>, seed: u64) -> Option<Self> {
+        if M > N {
+            return None;
+        }
+        let shape = narrow.shape();
+        let fresh = Self::random(seed, shape)?;
+        let mut params = Vec::with_capacity(Self::param_count(shape));
+        // The feature rows and, right after them, the feature bias as one more row.
+        let rows = Model::<M>::output_weights(shape);
+        for (old, new) in narrow.params[..rows]
+            .chunks_exact(M)
+            .zip(fresh.params.chunks_exact(N))
+        {
+            params.extend_from_slice(old);
+            params.extend_from_slice(&new[M..]);
+        }
+        let outputs = &narrow.params[rows..Model::<M>::output_bias(shape)];
+        for old in outputs.chunks_exact(M) {
+            params.extend_from_slice(old);
+            params.extend(std::iter::repeat_n(0.0, N - M));
+        }
+        params.extend_from_slice(&narrow.params[Model::<M>::output_bias(shape)..]);
+        Self::from_params(params, shape)
+    }
+
     /// The output bucket of a position, from its piece count.
     #[inline(always)]
     pub fn bucket(&self, features: &Features) -> usize {

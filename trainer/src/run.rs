@@ -100,7 +100,7 @@ fn run_at<const N: usize, P: RowFormat>(config: &Config, start: Start) -> Result
 
     // A resumed run takes its weights from the checkpoint, whatever its start was.
     let model = match (&config.init, &start.resume) {
-        (Some(path), None) => init_from_net::<N>(path, config.shape())?,
+        (Some(path), None) => init_from_net::<N>(path, config.shape(), config.seed)?,
         _ => Model::random(config.seed, config.shape()).expect("the config was checked"),
     };
     let mut trainer = Trainer::<N, P>::new(model, &data, split, config.batch_size, config.threads)?;
@@ -314,25 +314,47 @@ fn restore<const N: usize, P: RowFormat>(
 }
 
 /// The start of a fine-tune: a net file of the run's shape, or a plain one (K = 1) spread over
-/// the run's king buckets. A net file has no factoriser: the run's, if it has one, starts from
-/// zero (or, from a plain net, with half of each weight).
-fn init_from_net<const N: usize>(path: &Path, shape: Shape) -> Result<Model<N>> {
+/// the run's king buckets, of the run's width N or a narrower one (widened, `Model::widened`,
+/// its new neurons drawn from `seed`). A net file has no factoriser: the run's, if it has one,
+/// starts from zero (or, from a plain net, with half of each weight).
+fn init_from_net<const N: usize>(path: &Path, shape: Shape, seed: u64) -> Result<Model<N>> {
     let bytes = std::fs::read(path).map_err(TrainerError::io(path))?;
     let refused = |reason| TrainerError::Init {
         path: path.to_owned(),
         reason,
     };
-    match dequantise::<N>(&bytes, shape.merged()) {
+    let own_width = start_at_width::<N>(&bytes, shape);
+    if own_width.is_ok() {
+        return own_width.map_err(refused);
+    }
+    for narrower in crate::WIDTHS.into_iter().filter(|&width| width < N) {
+        let widened = crate::with_hidden!(narrower, M => Ok(start_at_width::<M>(&bytes, shape)
+            .ok()
+            .map(|narrow| Model::<N>::widened(&narrow, seed).expect("M < N"))))?;
+        if let Some(model) = widened {
+            return Ok(model);
+        }
+    }
+    own_width.map_err(|reason| refused(format!("{reason}, nor a narrower net to widen")))
+}
+
+/// A net file of `shape` (without its factoriser) at width N, or a plain one spread over the
+/// shape's king buckets; given the factoriser if the shape has one.
+fn start_at_width<const N: usize>(
+    bytes: &[u8],
+    shape: Shape,
+) -> std::result::Result<Model<N>, String> {
+    match dequantise::<N>(bytes, shape.merged()) {
         Ok(net) if shape.factoriser => Ok(net.with_factoriser()),
         Ok(net) => Ok(net),
         Err(reason) if shape.king_buckets > 1 => {
-            let plain = dequantise::<N>(&bytes, Shape::plain(shape.buckets))
-                .map_err(|_| refused(format!("{reason}, nor a plain net of that N and B")))?;
+            let plain = dequantise::<N>(bytes, Shape::plain(shape.buckets))
+                .map_err(|_| format!("{reason}, nor a plain net of that N and B"))?;
             Ok(plain
                 .spread_over_king_buckets(shape)
                 .expect("a plain net of the run's N and B, and a checked shape"))
         }
-        Err(reason) => Err(refused(reason)),
+        Err(reason) => Err(reason),
     }
 }
 
