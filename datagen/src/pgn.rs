@@ -160,7 +160,7 @@ fn to_record(game: &PgnGame, pawn_units: Score) -> Result<GameRecord, Skip> {
 
 /// The mover's score from a comment's leading `+0.35/12`, `-1.20/9` or `+M3/15` (pawns,
 /// as centipawns, or mate in moves); `None` for book moves and other comments.
-fn parse_score(comment: &str) -> Option<Score> {
+pub(crate) fn parse_score(comment: &str) -> Option<Score> {
     let (score, _depth) = comment.split_whitespace().next()?.split_once('/')?;
     let (negative, magnitude) = match score.as_bytes().first()? {
         b'-' => (true, &score[1..]),

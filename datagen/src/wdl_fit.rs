@@ -1,24 +1,31 @@
-//! `datagen wdl-fit`: fits the engine's win-draw-loss model (`patina::wdl`) to self-play games
-//! by maximum likelihood and prints the constants to paste into engine/src/wdl.rs. Each
-//! stored position gives its search score and material, and the game's result says which of
-//! win, draw and loss happened; all three are White's view, which the model's symmetry
-//! allows. Every `holdout`-th game is held back to score the fit against a constant guess.
-//! The fit is then checked where a GUI user first reads it, at the start of a game: the
-//! model's mean W/D/L at each game's first scored position against the results.
+//! `datagen wdl-fit`: fits the engine's win-draw-loss model (`patina::wdl`) to games by maximum
+//! likelihood and prints the constants to paste into engine/src/wdl.rs. Each scored position
+//! gives its search score and material, and the game's result says which of win, draw and loss
+//! happened; all three are White's view, which the model's symmetry allows. The games are
+//! self-play files, or match PGNs whose move comments carry one player's scores (an SPRT's
+//! games give the candidate's, with no games played for the fit). Every `holdout`-th game is
+//! held back to score the fit against a constant guess. The fit is then checked where a GUI
+//! user first reads it, at the start of a game: the model's mean W/D/L at each game's first
+//! scored position against the results.
 
 use std::fmt::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::Parser;
-use patina::wdl::{material, WdlModel, REFERENCE_MATERIAL};
+use patina::pgn::{parse_games, PgnGame};
+use patina::score::Score;
+use patina::wdl::{self, material, WdlModel, NORMALIZE_TO_PAWN, REFERENCE_MATERIAL};
+use patina::Color;
 use thiserror::Error;
 
 use crate::gamefile::{collect_inputs, GameReader, ReadError};
+use crate::pgn::parse_score;
 use crate::record::{from_viri_move, GameResult};
 
 #[derive(Parser, Debug)]
 pub struct WdlFitArgs {
-    /// Game files, or directories of `.vf` files.
+    /// Game files, or directories of `.vf` files; `.pgn` files are read as match games with
+    /// engine scores in their move comments (`{+0.35/12 0.123s}`).
     #[arg(required = true)]
     pub inputs: Vec<PathBuf>,
     /// Hold back every Nth game (in reading order) for validation.
@@ -28,12 +35,26 @@ pub struct WdlFitArgs {
     /// is settled, say nothing about where the curve bends.
     #[arg(long, default_value_t = 4000)]
     pub max_score: i32,
+    /// In PGNs, only the positions this player moved from (its `White` or `Black` tag, e.g.
+    /// `new` in the games of scripts/match.sh), scored by its own comments; by default every
+    /// scored move. Give it unless both players are the same engine with the same net.
+    #[arg(long)]
+    pub player: Option<String>,
+    /// Network units to the pawn of the engine whose PGN scores are read (they are printed
+    /// centipawns): by default the embedded net's, as for `pgn-to-vf`.
+    #[arg(long, default_value_t = NORMALIZE_TO_PAWN, value_parser = clap::value_parser!(i32).range(1..=1000))]
+    pub pawn_units: Score,
 }
 
 #[derive(Debug, Error)]
 pub enum WdlFitError {
     #[error(transparent)]
     Read(#[from] ReadError),
+    #[error("{path}: {source}")]
+    Pgn {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("no positions to fit on ({games} games read for training): give more games")]
     NoSamples { games: u64 },
 }
@@ -54,48 +75,105 @@ pub struct Samples {
     pub starts: Vec<Sample>,
 }
 
-/// Reads every position of every game, split into (training, validation).
-pub fn read(args: &WdlFitArgs) -> Result<(Samples, Samples), ReadError> {
+impl Samples {
+    fn add_game(&mut self, samples: Vec<Sample>) {
+        self.games += 1;
+        self.starts.extend(samples.first());
+        self.samples.extend(samples);
+    }
+}
+
+/// Reads every position of every game, split into (training, validation), and counts the PGN
+/// games skipped as unreadable or unfinished.
+pub fn read(args: &WdlFitArgs) -> Result<(Samples, Samples, u64), WdlFitError> {
     let (mut train, mut validation) = (Samples::default(), Samples::default());
     let mut index = 0;
+    let mut skipped = 0;
+    let mut add = |samples| {
+        index += 1;
+        if args.holdout > 0 && index % args.holdout == 0 {
+            validation.add_game(samples);
+        } else {
+            train.add_game(samples);
+        }
+    };
     for path in collect_inputs(&args.inputs)? {
+        if path.extension().is_some_and(|e| e == "pgn") {
+            for game in read_pgn(&path)? {
+                match game.ok().and_then(|game| pgn_samples(&game, args)) {
+                    Some(samples) => add(samples),
+                    None => skipped += 1,
+                }
+            }
+            continue;
+        }
         let mut reader = GameReader::open(&path)?;
         while let Some(stored) = reader.next_game()? {
-            index += 1;
-            let set = if args.holdout > 0 && index % args.holdout == 0 {
-                &mut validation
-            } else {
-                &mut train
-            };
-            set.games += 1;
             let outcome = match GameResult::from_wdl(stored.game.outcome()) {
                 GameResult::WhiteWin => 0,
                 GameResult::Draw => 1,
                 GameResult::BlackWin => 2,
             };
             let mut board = stored.start;
-            let mut first = true;
+            let mut samples = Vec::new();
             for (viri_move, score) in &stored.game.moves {
                 let score = i32::from(score.get());
                 if score.abs() < args.max_score {
-                    let sample = Sample {
+                    samples.push(Sample {
                         score: f64::from(score),
                         material: material(&board),
                         outcome,
-                    };
-                    set.samples.push(sample);
-                    if first {
-                        set.starts.push(sample);
-                        first = false;
-                    }
+                    });
                 }
                 // The reader has proven every move legal.
                 let mv = from_viri_move(&board, *viri_move).expect("a legal move");
                 board.make_move(mv);
             }
+            add(samples);
         }
     }
-    Ok((train, validation))
+    Ok((train, validation, skipped))
+}
+
+fn read_pgn(path: &Path) -> Result<Vec<Result<PgnGame, String>>, WdlFitError> {
+    let text = patina::read_text(path).map_err(|source| WdlFitError::Pgn {
+        path: path.to_owned(),
+        source,
+    })?;
+    Ok(parse_games(&text).collect())
+}
+
+/// The scored positions of a finished PGN game that `args.player` (or anyone) moved from, in
+/// White's view and the network's units; None for a game without a result.
+fn pgn_samples(game: &PgnGame, args: &WdlFitArgs) -> Option<Vec<Sample>> {
+    let outcome = match game.result.as_str() {
+        "1-0" => 0,
+        "1/2-1/2" => 1,
+        "0-1" => 2,
+        _ => return None,
+    };
+    let mut board = game.start.clone();
+    let mut samples = Vec::new();
+    for (mv, comment) in &game.moves {
+        let mover = board.side_to_move();
+        let counted = args
+            .player
+            .as_ref()
+            .is_none_or(|player| game.players[mover.index()].as_ref() == Some(player));
+        if let Some(cp) = comment.as_deref().and_then(parse_score).filter(|_| counted) {
+            let score = wdl::from_cp(cp, args.pawn_units);
+            let white = if mover == Color::White { score } else { -score };
+            if white.abs() < args.max_score {
+                samples.push(Sample {
+                    score: f64::from(white),
+                    material: material(&board),
+                    outcome,
+                });
+            }
+        }
+        board.make_move(*mv);
+    }
+    Some(samples)
 }
 
 const PARAMS: usize = 8;
@@ -257,7 +335,7 @@ pub fn calibration(samples: &[Sample], model: &WdlModel) -> ([f64; 3], [f64; 3])
 }
 
 pub fn run(args: &WdlFitArgs) -> Result<String, WdlFitError> {
-    let (train, validation) = read(args)?;
+    let (train, validation, skipped) = read(args)?;
     if train.samples.is_empty() {
         return Err(WdlFitError::NoSamples { games: train.games });
     }
@@ -282,6 +360,11 @@ pub fn run(args: &WdlFitArgs) -> Result<String, WdlFitError> {
         validation.games,
         validation.samples.len()
     ));
+    if skipped > 0 {
+        line(format!(
+            "{skipped} PGN games skipped: unreadable, or without a result"
+        ));
+    }
     line(format!("training log-loss {train_loss:.4}"));
     let [win, draw, loss] = constant.map(|p| p * 100.0);
     if validation.samples.is_empty() {
@@ -343,6 +426,69 @@ mod tests {
             run(&args),
             Err(WdlFitError::NoSamples { games: 0 })
         ));
+    }
+
+    /// From a match PGN, `--player` keeps the positions that player moved from, scored by its
+    /// own comments: book moves and other players' scores are left out, a score is turned to
+    /// White's view and to network units by `--pawn-units`, mates are dropped, and a game
+    /// without a result is skipped and counted.
+    #[test]
+    fn a_match_pgn_gives_one_players_positions() {
+        let dir = tempfile::tempdir().unwrap();
+        let pgn = dir.path().join("games.pgn");
+        std::fs::write(
+            &pgn,
+            r#"[White "new"]
+[Black "base"]
+[Result "0-1"]
+
+1. e4 {book} e5 {book} 2. Nf3 {+0.20/12 0.1s} Nc6 {-0.50/12 0.1s} 3. Bb5 {-1.00/11 0.1s}
+a6 {+M3/20 0.1s} 0-1
+
+[White "base"]
+[Black "new"]
+[Result "1/2-1/2"]
+
+1. d4 {+0.10/10 0.1s} d5 {+0.40/10 0.1s} 1/2-1/2
+
+[White "new"]
+[Black "base"]
+[Result "*"]
+
+1. c4 {+0.10/10 0.1s} *
+"#,
+        )
+        .unwrap();
+        let path = pgn.to_str().unwrap();
+        let read_with = |extra: &[&str]| {
+            let args = WdlFitArgs::parse_from(
+                [
+                    &["wdl-fit", "--holdout", "0", "--pawn-units", "300"],
+                    extra,
+                    &[path],
+                ]
+                .concat(),
+            );
+            let (train, validation, skipped) = read(&args).unwrap();
+            assert_eq!((train.games, validation.games, skipped), (2, 0, 1));
+            train
+                .samples
+                .iter()
+                .map(|s| (s.score, s.outcome))
+                .collect::<Vec<_>>()
+        };
+        // new: White's 2.Nf3 (+60) and 3.Bb5 (-300) in a loss, Black's 1...d5 (+0.40 for
+        // Black: -120) in a draw.
+        assert_eq!(
+            read_with(&["--player", "new"]),
+            [(60.0, 2), (-300.0, 2), (-120.0, 1)]
+        );
+        // Everyone: base's 2...Nc6 (-0.50 for Black: +150) and 1.d4 (+30) too; base's mate
+        // score is left out.
+        assert_eq!(
+            read_with(&[]),
+            [(60.0, 2), (150.0, 2), (-300.0, 2), (30.0, 1), (-120.0, 1)]
+        );
     }
 
     const TRUTH: WdlModel = WdlModel {

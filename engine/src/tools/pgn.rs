@@ -13,6 +13,8 @@ pub struct PgnGame {
     pub moves: Vec<(Move, Option<String>)>,
     /// "1-0", "0-1", "1/2-1/2" or "*": the Result tag, else the termination marker.
     pub result: String,
+    /// The White and Black tags, indexed by `Color::index`.
+    pub players: [Option<String>; 2],
 }
 
 impl PgnGame {
@@ -180,6 +182,7 @@ fn parse_game(tokens: &mut Peekable<Lexer<'_>>) -> Result<Option<PgnGame>, Strin
     let mut fen = None;
     let mut result_tag = None;
     let mut chess960 = false;
+    let mut players = [None, None];
     let mut any_tag = false;
     // The first error makes the game unreadable, but its tokens are still consumed to its end.
     let mut error = None;
@@ -196,6 +199,8 @@ fn parse_game(tokens: &mut Peekable<Lexer<'_>>) -> Result<Option<PgnGame>, Strin
         match name {
             "FEN" => fen = Some(value),
             "Result" => result_tag = Some(value),
+            "White" => players[0] = Some(value),
+            "Black" => players[1] = Some(value),
             "Variant" => {
                 chess960 = value.to_ascii_lowercase().contains("960")
                     || value.eq_ignore_ascii_case("fischerandom")
@@ -276,6 +281,7 @@ fn parse_game(tokens: &mut Peekable<Lexer<'_>>) -> Result<Option<PgnGame>, Strin
         start,
         moves,
         result: result.unwrap_or_else(|| "*".into()),
+        players,
     }))
 }
 
@@ -301,6 +307,8 @@ mod tests {
     #[test]
     fn reads_games_with_comments_and_variations() {
         let pgn = r#"[Event "test"]
+[White "new"]
+[Black "base"]
 [Result "1-0"]
 
 1. e4 {+0.30/12 0.1s} e5 {-0.25/11} 2. Nf3 (2. f4 exf4) Nc6 $1 3. Bb5 1-0
@@ -316,6 +324,8 @@ mod tests {
         assert_eq!(games[0].moves.len(), 5);
         assert_eq!(games[0].moves[0].1.as_deref(), Some("+0.30/12 0.1s"));
         assert_eq!(games[0].result, "1-0");
+        assert_eq!(games[0].players, [Some("new".into()), Some("base".into())]);
+        assert_eq!(games[1].players, [None, None]);
         assert_eq!(games[1].moves.len(), 2);
         assert!(games[1].moves[0].0.is_castle());
         assert!(parse_games("1. e4 e5 2. Ke3 *").next().unwrap().is_err());
