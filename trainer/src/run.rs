@@ -323,10 +323,10 @@ fn init_from_net<const N: usize>(path: &Path, shape: Shape, seed: u64) -> Result
         path: path.to_owned(),
         reason,
     };
-    let own_width = start_at_width::<N>(&bytes, shape);
-    if own_width.is_ok() {
-        return own_width.map_err(refused);
-    }
+    let reason = match start_at_width::<N>(&bytes, shape) {
+        Ok(model) => return Ok(model),
+        Err(reason) => reason,
+    };
     for narrower in crate::WIDTHS.into_iter().filter(|&width| width < N) {
         let widened = crate::with_hidden!(narrower, M => Ok(start_at_width::<M>(&bytes, shape)
             .ok()
@@ -335,7 +335,7 @@ fn init_from_net<const N: usize>(path: &Path, shape: Shape, seed: u64) -> Result
             return Ok(model);
         }
     }
-    own_width.map_err(|reason| refused(format!("{reason}, nor a narrower net to widen")))
+    Err(refused(format!("{reason}, nor a narrower net to widen")))
 }
 
 /// A net file of `shape` (without its factoriser) at width N, or a plain one spread over the
