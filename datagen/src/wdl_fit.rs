@@ -109,11 +109,7 @@ pub fn read(args: &WdlFitArgs) -> Result<(Samples, Samples, u64), WdlFitError> {
         }
         let mut reader = GameReader::open(&path)?;
         while let Some(stored) = reader.next_game()? {
-            let outcome = match GameResult::from_wdl(stored.game.outcome()) {
-                GameResult::WhiteWin => 0,
-                GameResult::Draw => 1,
-                GameResult::BlackWin => 2,
-            };
+            let outcome = outcome_index(GameResult::from_wdl(stored.game.outcome()));
             let mut board = stored.start;
             let mut samples = Vec::new();
             for (viri_move, score) in &stored.game.moves {
@@ -135,6 +131,15 @@ pub fn read(args: &WdlFitArgs) -> Result<(Samples, Samples, u64), WdlFitError> {
     Ok((train, validation, skipped))
 }
 
+/// `Sample::outcome` of a game's result.
+fn outcome_index(result: GameResult) -> usize {
+    match result {
+        GameResult::WhiteWin => 0,
+        GameResult::Draw => 1,
+        GameResult::BlackWin => 2,
+    }
+}
+
 fn read_pgn(path: &Path) -> Result<Vec<Result<PgnGame, String>>, WdlFitError> {
     let text = patina::read_text(path).map_err(|source| WdlFitError::Pgn {
         path: path.to_owned(),
@@ -146,12 +151,7 @@ fn read_pgn(path: &Path) -> Result<Vec<Result<PgnGame, String>>, WdlFitError> {
 /// The scored positions of a finished PGN game that `args.player` (or anyone) moved from, in
 /// White's view and the network's units; None for a game without a result.
 fn pgn_samples(game: &PgnGame, args: &WdlFitArgs) -> Option<Vec<Sample>> {
-    let outcome = match game.result.as_str() {
-        "1-0" => 0,
-        "1/2-1/2" => 1,
-        "0-1" => 2,
-        _ => return None,
-    };
+    let outcome = outcome_index(GameResult::from_pgn(&game.result)?);
     let mut board = game.start.clone();
     let mut samples = Vec::new();
     for (mv, comment) in &game.moves {
