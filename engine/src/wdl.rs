@@ -63,13 +63,14 @@ impl WdlModel {
 
 /// The net `MODEL` was fitted for; a unit test holds it equal to the one `nets/DEFAULT` names,
 /// so that a new default net is not shipped with the old one's scale.
-pub const FITTED_FOR: &str = "gen11-512-ft-ob8-fd782d91.nnue";
+pub const FITTED_FOR: &str = "gen12-512-ft-ob8-bb4c48ce.nnue";
 
-/// Fitted for `FITTED_FOR` on 2026-12-06, from 200 games of its self-play at 8+0.08 (the
-/// SPRTs' time control, so the scale a GUI user sees), by `datagen wdl-fit` (docs/scores.md).
+/// Fitted for `FITTED_FOR` on 2026-12-06, from its own moves in the 900 games of its promotion
+/// SPRT at 8+0.08 (the SPRTs' time control, so the scale a GUI user sees), by `datagen wdl-fit`
+/// (docs/scores.md).
 pub const MODEL: WdlModel = WdlModel {
-    a: [34.995434, -160.567079, -0.643824, 425.352417],
-    b: [62.396428, -279.804656, 382.453722, -21.169510],
+    a: [-669.458491, 1891.602934, -1911.503942, 928.498435],
+    b: [2.849305, -121.148177, 197.775974, 45.158964],
 };
 
 // The printed centipawn scale is `a` at the reference material; it lives with `Score`, below
