@@ -108,9 +108,10 @@ fn patina_spends_its_own_clock() {
     let view = game.until("moved", |view| view["yourMove"] == true);
     let white = view["clock"]["white"].as_u64().unwrap();
     let black = view["clock"]["black"].as_u64().unwrap();
-    // Patina's time manager spends a slice of 60 s and gains the 2 s increment; the
-    // person's time now runs.
-    assert!((50_000..62_000).contains(&white), "{view}");
+    // Patina spends some of its 60 s, never more than the time manager's hard cap of a
+    // quarter of it (an unsettled search may run that long), and gains the 2 s increment;
+    // the person's time now runs.
+    assert!((47_000..62_000).contains(&white), "{view}");
     assert!((55_000..=60_000).contains(&black), "{view}");
     assert_eq!(view["clock"]["running"], "black");
     thread::sleep(Duration::from_millis(300));
