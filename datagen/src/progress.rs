@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle, TermLike};
+use indicatif::{FormattedDuration, ProgressBar, ProgressDrawTarget, ProgressStyle, TermLike};
 
 use crate::record::GameResult;
 
@@ -104,12 +104,11 @@ impl Progress {
             Target::Positions(_) => "positions",
         };
         let style = ProgressStyle::with_template(&format!(
-            "{{elapsed_precise}} [{{bar:25}}] {{human_pos}}/{{human_len}} {unit} | {{msg}} | ETA {{eta}}"
+            "{{elapsed_precise}} [{{bar:25}}] {{human_pos}}/{{human_len}} {unit} | {{msg}}"
         ))
         .expect("the template is valid");
         let bar =
             bar(target.amount(), style).with_position(target.reached(&before).min(target.amount()));
-        bar.reset_eta();
         bar.enable_steady_tick(Duration::from_millis(500));
         Self {
             bar,
@@ -125,12 +124,20 @@ impl Progress {
             positions: self.before.positions + run.positions,
             ..*run
         };
-        self.bar.set_position(self.target.reached(&total));
+        let reached = self.target.reached(&total);
+        self.bar.set_position(reached);
+        let elapsed = self.start.elapsed();
+        let eta = eta(
+            self.target.amount().saturating_sub(reached),
+            self.target.reached(run),
+            elapsed,
+        )
+        .map_or_else(|| "-".to_owned(), |eta| FormattedDuration(eta).to_string());
         self.bar.set_message(format!(
-            "{} games, {} pos, {:.0} pos/s | W/D/L {}/{}/{}",
+            "{} games, {} pos, {:.0} pos/s | W/D/L {}/{}/{} | ETA {eta}",
             run.games,
             run.positions,
-            run.positions as f64 / self.start.elapsed().as_secs_f64(),
+            run.positions as f64 / elapsed.as_secs_f64(),
             run.white_wins,
             run.draws,
             run.black_wins
@@ -141,6 +148,13 @@ impl Progress {
         self.bar.finish_and_clear();
         self.start.elapsed()
     }
+}
+
+/// Time left at this run's rate: `remaining` more of what `done` counts, `done` having taken
+/// `elapsed`. indicatif's own `{eta}` measures the rate from position 0, so on a resumed run it
+/// would count what earlier runs produced as made in this run's first seconds.
+fn eta(remaining: u64, done: u64, elapsed: Duration) -> Option<Duration> {
+    (done > 0).then(|| elapsed.mul_f64(remaining as f64 / done as f64))
 }
 
 /// Time between plain progress lines in a log; the environment variable
@@ -233,5 +247,21 @@ impl TermLike for LogLines {
         }
         drawn.printed = Instant::now();
         writeln!(io::stderr(), "{line}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn eta_follows_this_runs_rate_only() {
+        // A resumed run: 100 made in 10 s, 900 to go -> 90 s, whatever earlier runs made.
+        assert_eq!(
+            eta(900, 100, Duration::from_secs(10)),
+            Some(Duration::from_secs(90))
+        );
+        assert_eq!(eta(0, 100, Duration::from_secs(10)), Some(Duration::ZERO));
+        assert_eq!(eta(900, 0, Duration::from_secs(10)), None);
     }
 }
