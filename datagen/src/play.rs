@@ -44,8 +44,8 @@ pub struct PlayArgs {
     #[arg(long)]
     pub net: Option<PathBuf>,
     /// Soft node limit per move: the search finishes the iteration that passes it.
-    /// 2500 by default: at equal CPU time its games made a stronger net than games at 5000
-    /// (docs/experiments.md).
+    /// 2500 by default: at equal CPU time its games made a stronger net than games at 5000,
+    /// and games at 1250 no better one (docs/experiments.md).
     #[arg(long, default_value_t = 2500)]
     pub nodes: u64,
     /// Hard node limit per move [default: 10 × --nodes].
