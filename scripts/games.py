@@ -331,33 +331,47 @@ def tally(args):
         ledger.write("\t".join(fields) + "\n")
 
 
+class Pool:
+    """A ledger's rows added up: the counts (`totals`), the lowest clocks by side, the time
+    controls, and how many games lack their results or endings (`unrecorded`, by kind)."""
+
+    def __init__(self, path):
+        self.totals, self.lowest, self.controls, self.rows = collections.Counter(), {}, set(), 0
+        self.unrecorded = collections.Counter()
+        with open(path, encoding="utf-8") as file:
+            for record in csv.DictReader(filter(is_row, file), delimiter="\t"):
+                self.rows += 1
+                self.controls.add(record["time_control"])
+                # A row carried over from a report whose PGNs are lost may lack the results and
+                # endings; its games and pairs, which the Elo and the SPRT need, it always has.
+                missing = {column for column in LEDGER_OPTIONAL if record[column] == "-"}
+                self.totals.update({column: int(record[column]) for column in LEDGER_COUNTS if column not in missing})
+                self.unrecorded.update(dict.fromkeys({LEDGER_OPTIONAL[column] for column in missing}, int(record["games"])))
+                for side in ("engine", "opponent"):
+                    value = record[f"lowest_clock_{side}"]
+                    if value != "-":
+                        self.lowest[side] = min(self.lowest.get(side, int(value)), int(value))
+        if self.rows == 0:
+            fail(f"{path}: no rows")
+
+    def pairs(self):
+        """Game pairs by the engine's points: [0, 0.5, 1, 1.5, 2]."""
+        return [self.totals[f"pairs_{points}"] for points in ("0", "0.5", "1", "1.5", "2")]
+
+
 def ledger(args):
     """Totals over every row of a ledger: results, abnormal endings, lowest clocks, Elo, LLR."""
-    totals, lowest, controls, rows = collections.Counter(), {}, set(), 0
-    unrecorded = collections.Counter()  # games whose results or endings a row gives as "-"
-    with open(args.ledger[0], encoding="utf-8") as file:
-        for record in csv.DictReader(filter(is_row, file), delimiter="\t"):
-            rows += 1
-            controls.add(record["time_control"])
-            # A row carried over from a report whose PGNs are lost may lack the results and
-            # endings; its games and pairs, which the Elo and the SPRT need, it always has.
-            missing = {column for column in LEDGER_OPTIONAL if record[column] == "-"}
-            totals.update({column: int(record[column]) for column in LEDGER_COUNTS if column not in missing})
-            unrecorded.update(dict.fromkeys({LEDGER_OPTIONAL[column] for column in missing}, int(record["games"])))
-            for side in ("engine", "opponent"):
-                value = record[f"lowest_clock_{side}"]
-                if value != "-":
-                    lowest[side] = min(lowest.get(side, int(value)), int(value))
-    if rows == 0:
-        fail(f"{args.ledger[0]}: no rows")
-    print(f"{rows} chunks, time control {', '.join(sorted(controls))}")
+    pool = Pool(args.ledger[0])
+    totals, unrecorded = pool.totals, pool.unrecorded
+    print(f"{pool.rows} chunks, time control {', '.join(sorted(pool.controls))}")
+
     def unless(kind):
         return f" (not recorded for {unrecorded[kind]} games)" if unrecorded[kind] else ""
 
     print(f"W/D/L: {totals['wins']}/{totals['draws']}/{totals['losses']}" + unless("results"))
     print("abnormal endings: " + ", ".join(f"{c} {totals[c]}" for c in LEDGER_ENDINGS) + unless("endings"))
-    print("lowest clock (ms): " + ", ".join(f"{side} {value}" for side, value in sorted(lowest.items())))
-    counts = [totals[f"pairs_{points}"] for points in ("0", "0.5", "1", "1.5", "2")]
+    print("lowest clock (ms): " + ", ".join(f"{side} {value}" for side, value in sorted(pool.lowest.items())))
+    counts = pool.pairs()
     if sum(counts) == 0:
         fail("no finished game pairs")
     sys.exit(report_pairs(counts, args.sprt))

@@ -41,10 +41,11 @@
 #   BATCHES [25]           batches of 16384 per superbatch
 #   LR [0.001]  LR_END [0.00001] cosine schedule   WDL [0.3 after gen 0, 1.0 for gen 0's data] λ
 #   PRECISION [bf16]       the trainer's working rows (f32: bullet's arithmetic, as gen1–gen5)
-#   TC [8+0.08]  ELO0 [0]  ELO1 [5]  MAX_ROUNDS [3000]   SPRT settings (see match.sh); a small
-#   MAX_ROUNDS suits early generations, whose gains are large enough to decide in a few games
-#   MIN_GAMES [40]         games before a verdict counts: a match stopped or ended with fewer is
-#                          undecided
+#   TC [8+0.08]  ELO0 [0]  ELO1 [5]  MAX_ROUNDS [3000]  CHUNK [50]   the SPRT: at most
+#                          MAX_ROUNDS game pairs, tested after each CHUNK games (match.sh chunks);
+#                          a small MAX_ROUNDS suits early generations, whose gains are large
+#                          enough to decide in a few games. `touch DATA/sprt-gen<K>/chunks/stop`
+#                          ends it after the chunk in play; a re-run goes on from there
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 case ${1:-}:$# in
@@ -172,137 +173,59 @@ if [ ! -f "$run/$net_id.nnue" ]; then
 fi
 candidate=$run/$net_id.nnue
 
-# 3. SPRT: candidate against the parent.
+# 3. SPRT: candidate against the parent, in chunks (match.sh chunks) whose tally survives a
+# stop: a re-run goes on after the last finished chunk while the binaries and settings are the
+# same, and starts the match afresh when they differ (a candidate trained again, say).
 (cd "$repo" && EVALFILE="$candidate" cargo build --release -p patina -q)
 cp "$repo/target/release/patina" "$bin/patina-candidate"
 sprt_dir=$DATA/sprt-gen$child
-# The verdict is computed from the games themselves (see lineage.py): fastchess gives none when
-# nearly every game is won, as in early generations, so the match is stopped here once the
-# games decide it (after at least MIN_GAMES [40], so the Elo estimate means something: fewer
-# games are no verdict, whether the match was stopped or died).
-# fastchess plays without an SPRT of its own (FIXED=1): two tests, each stopping the match when
-# it crosses, would pass a net no better than its parent more often than the 5 % of either.
-# Exit 0 on H1, 1 on H0, 3 undecided, 2 no games, 4 if the verdict itself failed (Python's own
-# errors exit 1 too: H0 counts only with lineage.py's `verdict: H0` line).
-verdict() {
-  local out code
-  out=$(python3 "$repo/scripts/lineage.py" verdict --log "${1:-$sprt_dir/fastchess.log}" \
-    --elo0 "${ELO0:-0}" --elo1 "${ELO1:-5}" --min-games "${MIN_GAMES:-40}")
-  code=$?
-  echo "$out"
-  case $code in
-    0) grep -qx "verdict: H1" <<< "$out" || code=4 ;;
-    1) grep -qx "verdict: H0" <<< "$out" || code=4 ;;
-  esac
-  return $code
-}
-# The match's decision: the one watch_match stopped it on, at its first check (every 15 s) past
-# a bound (games still in flight then may pull the LLR back, which decides nothing), else its
-# games'.
-match_decision() {
-  if [ -f "$sprt_dir/decided" ]; then
-    cat "$sprt_dir/decided.txt"
-    return "$(cat "$sprt_dir/decided")"
-  fi
-  verdict
-}
-# Runs the match (its arguments), stops it once its games decide it (after MIN_GAMES) and keeps
-# that verdict with the log it was read from (`decided.log`: games finishing after it are not the
-# match's), then writes `finished` with the match's exit code. It runs in the match's own
-# process group, so a match that outlives a run killed outright still stops when decided.
-watch_match() {
-  "$@" &
-  local match=$! played code status
-  while kill -0 "$match" 2>/dev/null; do
-    sleep 15
-    played=$(grep -c "^Finished game" "$sprt_dir/fastchess.log" 2>/dev/null)
-    if [ "${played:-0}" -ge "${MIN_GAMES:-40}" ] && [ ! -f "$sprt_dir/decided" ]; then
-      cp "$sprt_dir/fastchess.log" "$sprt_dir/checked.log"
-      verdict "$sprt_dir/checked.log" > "$sprt_dir/decided.txt"
-      code=$?
-      if [ $code -le 1 ]; then
-        mv "$sprt_dir/checked.log" "$sprt_dir/decided.log"
-        echo "$code" > "$sprt_dir/decided.tmp" && mv "$sprt_dir/decided.tmp" "$sprt_dir/decided"
-      fi
-    fi
-    # fastchess, found in this process group (its path may hold regex characters).
-    if [ -f "$sprt_dir/decided" ]; then pkill -INT -g 0 -f -- "-pgnout file="; fi
-  done
-  wait "$match"
-  status=$?
-  echo "$status" > "$sprt_dir/finished"
-  return "$status"
-}
-# A passed match of these very binaries at these bounds and settings (a run stopped before
-# promotion) stands, if it ran to its exit (the file `finished`, written by watch_match):
-# the log of a match cut off by a kill, or still running, is no verdict.
-match_id=$(cat "$bin/patina-candidate" "$bin/patina-base" | sha256sum | cut -c1-16)-${ELO0:-0}-${ELO1:-5}
-match_id+=" tc ${TC:-8+0.08}, rounds ${MAX_ROUNDS:-3000}, hash ${HASH:-16}, book ${BOOK:-8moves_v3.pgn},"
-match_id+=" options [${NEW_OPTIONS:-}] [${BASE_OPTIONS:-}], adjudication [${ADJUDICATE:-}], srand [${SRAND:-}]"
-set +e
-match_status=0
-if [ "$(cat "$sprt_dir/match-id" 2>/dev/null)" = "$match_id" ] && [ -f "$sprt_dir/finished" ] \
-  && match_decision > /dev/null; then
-  log "reusing the decided SPRT in $sprt_dir"
-  sprt=
-else
+sprt=("${ELO0:-0}" "${ELO1:-5}")
+match_id=$(cat "$bin/patina-candidate" "$bin/patina-base" | sha256sum | cut -c1-16)
+match_id+=" sprt [${sprt[*]}], tc ${TC:-8+0.08}, rounds ${MAX_ROUNDS:-3000}, chunk ${CHUNK:-50},"
+match_id+=" hash ${HASH:-16}, book ${BOOK:-8moves_v3.pgn}, options [${NEW_OPTIONS:-}] [${BASE_OPTIONS:-}],"
+match_id+=" adjudication [${ADJUDICATE:-}], srand [${SRAND:-}]"
+if [ "$(cat "$sprt_dir/match-id" 2>/dev/null)" != "$match_id" ]; then
   rm -rf "$sprt_dir"
   mkdir -p "$sprt_dir"
   echo "$match_id" > "$sprt_dir/match-id"
-  # THREADS here counts datagen's and the trainer's threads; each engine in the match gets one.
-  # The match and its watcher run in a process group of their own, which this script ends if it
-  # is stopped; a match that outlives a run killed outright leaves a verdict a re-run reuses.
-  export repo sprt_dir ELO0 ELO1 MIN_GAMES
-  export -f verdict watch_match
-  OUT=$sprt_dir TC=${TC:-8+0.08} MAX_ROUNDS=${MAX_ROUNDS:-3000} THREADS=1 FIXED=1 \
-    setsid bash -c 'watch_match "$@"' sprt \
-    "$repo/scripts/match.sh" sprt "$bin/patina-candidate" "$bin/patina-base" "${ELO0:-0}" "${ELO1:-5}" &
-  sprt=$!
-  trap 'kill -TERM -- "-$sprt" 2>/dev/null || true' EXIT
 fi
-if [ -n "$sprt" ]; then
-  wait $sprt
-  match_status=$?
-fi
-trap - EXIT
-match_decision
+# THREADS here counts datagen's and the trainer's threads; each engine in the match gets one.
+set +e
+DATA=$sprt_dir/chunks SPRT="${sprt[*]}" GAMES=$((2 * ${MAX_ROUNDS:-3000})) CHUNK=${CHUNK:-50} \
+  TC=${TC:-8+0.08} THREADS=1 \
+  "$repo/scripts/match.sh" chunks "$sprt_dir/ledger.tsv" "$bin/patina-candidate" "$bin/patina-base"
 decision=$?
 set -e
-if [ $decision -eq 2 ]; then
-  log "the match produced no games: see $sprt_dir/fastchess.log (engines, book, fastchess)"
-  exit 1
-fi
-if [ $decision -eq 4 ]; then
-  log "the verdict could not be read from $sprt_dir/fastchess.log (above); re-run once it can"
-  exit 1
-fi
-# match.sh's 5: fastchess failed or was stopped (as this script stops a decided match).
-if [ $decision -eq 3 ] && [ $match_status -eq 5 ]; then
-  log "the match failed undecided: see $sprt_dir/fastchess.log; re-run to play it again"
-  exit 1
-fi
-if [ $decision -ne 0 ]; then
-  # Set the candidate and its match aside, so a re-run with other settings trains afresh.
-  rejected=rejected-$(date +%Y%m%d-%H%M%S)
-  mv "$run" "$run-$rejected"
-  mv "$sprt_dir" "$sprt_dir-$rejected"
-  log "generation $child not promoted (verdict $decision), kept as $run-$rejected; re-run with other settings (e.g. a wider WINDOW)"
-  exit 1
-fi
+case $decision in
+  0) ;;
+  1 | 3)
+    if [ $decision -eq 3 ] && [ -e "$sprt_dir/chunks/stop" ]; then
+      log "the SPRT was stopped ($sprt_dir/chunks/stop): remove the file and re-run to go on"
+      exit 1
+    fi
+    # H0, or undecided after 2 × MAX_ROUNDS games: set the candidate and its match aside, so
+    # that a re-run with other settings trains afresh.
+    rejected=rejected-$(date +%Y%m%d-%H%M%S)
+    mv "$run" "$run-$rejected"
+    mv "$sprt_dir" "$sprt_dir-$rejected"
+    log "generation $child not promoted ($(tail -1 "$sprt_dir-$rejected/chunks/sprt.txt")), kept as $run-$rejected; re-run with other settings (e.g. a wider WINDOW)"
+    exit 1 ;;
+  *)
+    log "the SPRT failed (match.sh exit code $decision, above; chunks in $sprt_dir/chunks): re-run to go on"
+    exit 1 ;;
+esac
 
 # 4. Promote: the net into nets/, the default switched, then the lineage recorded, so that the
 # lineage never names a net that is not the default: a run killed before the switch promotes
 # again on a re-run (the SPRT reused), and one killed after it has its lineage recorded by the
 # next run, from the arguments saved beside the training run.
 hash=$(sha256sum "$candidate" | cut -c1-8)
-sprt_log=$sprt_dir/fastchess.log
-if [ -f "$sprt_dir/decided.log" ]; then sprt_log=$sprt_dir/decided.log; fi
 name=$net_id-$hash.nnue
 cp "$candidate" "$repo/nets/.$name.new"
 mv "$repo/nets/.$name.new" "$repo/nets/$name"
 printf '%s\n' --net "$name" --parent "$parent_name" --hidden "$hidden" --buckets "$buckets" --king-buckets "$king_buckets" "${factoriser[@]}" \
   --datagen "$bin/datagen" --window "$used" \
-  --train-dir "$run" --sprt-log "$sprt_log" --tc "${TC:-8+0.08}" --elo0 "${ELO0:-0}" --elo1 "${ELO1:-5}" \
+  --train-dir "$run" --sprt-ledger "$sprt_dir/ledger.tsv" --tc "${TC:-8+0.08}" --elo0 "${ELO0:-0}" --elo1 "${ELO1:-5}" \
   > "$run/lineage-pending"
 echo "$name" > "$repo/nets/.DEFAULT.new"
 mv "$repo/nets/.DEFAULT.new" "$repo/nets/DEFAULT"

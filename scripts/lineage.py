@@ -1,7 +1,6 @@
 #!/usr/bin/env python3
 """The nets' lineage: `record` appends a promoted net to nets/lineage.json and plots Elo by
-generation (nets/elo-by-generation.png), which `plot` redraws; `verdict` decides a generation's
-SPRT from its fastchess log."""
+generation (nets/elo-by-generation.png), which `plot` redraws."""
 
 import argparse
 import csv
@@ -14,6 +13,7 @@ import sys
 import tomllib
 from pathlib import Path
 
+import games
 import stats
 
 NETS = Path(__file__).resolve().parent.parent / "nets"
@@ -26,44 +26,31 @@ def load():
     return json.loads(LINEAGE.read_text()) if LINEAGE.exists() else []
 
 
-def match_stats(log_text, elo0, elo1):
-    """W/D/L of engine `new` from fastchess's game lines, with the Elo estimate, its 95% error
-    and the GSPRT log-likelihood ratio, computed here (trinomial normal approximation, logistic
-    Elo model): it decides lopsided early-generation matches, where fastchess's constrained MLE
-    reports nothing. generation.sh runs fastchess without an SPRT, so this test alone decides;
-    the logs of gen1–gen5, whose matches had fastchess's SPRT too, give fastchess's LLR where it
-    decided."""
-    w = d = l = 0
-    for white, res in re.findall(r"^Finished game \d+ \((\w+) vs \w+\): (\S+)", log_text, re.M):
-        if res == "1/2-1/2":
-            d += 1
-        elif res in ("1-0", "0-1"):
-            if (res == "1-0") == (white == "new"):
-                w += 1
-            else:
-                l += 1
-    n = w + d + l
-    if n == 0:
-        # Exit 2, not 1: `verdict` uses 1 for "H0 accepted", and no games is no verdict.
-        print("no finished games in the log", file=sys.stderr)
-        sys.exit(2)
-    score, variance = stats.mean_and_variance(stats.TRINOMIAL, (w, d, l))
-    # Floored so that a match with every game won keeps a finite LLR.
-    variance = max(variance, 1e-4)
-    sd = math.sqrt(variance / n)
-    low, high = stats.elo_interval(score, sd, EPS)
-    llr = stats.logistic_llr(n, score, variance, elo0, elo1)
-    if re.search(r"^SPRT .* completed - H[01] was accepted", log_text, re.M):
-        llr = float(re.findall(r"^LLR: (-?[\d.]+)", log_text, re.M)[-1])
+def match_stats(ledger, elo0, elo1):
+    """The promotion SPRT's record from its ledger (match.sh chunks): W/D/L and game pairs of
+    engine `new`, the Elo with its 95% error, and the LLR of the pentanomial test that decided it
+    (games.py's, fastchess's model). Entries up to gen12 were computed from fastchess's game
+    lines instead: the same Elo, but a trinomial error and a logistic LLR."""
+    pool = games.Pool(ledger)
+    counts = pool.pairs()
+    pairs = sum(counts)
+    if pairs == 0:
+        sys.exit(f"{ledger}: no finished game pairs")
+    mean, variance = stats.mean_and_variance(stats.PENTANOMIAL, counts)
+    # Floored so that a match with every pair won keeps an interval.
+    sd = math.sqrt(max(variance, 1e-4) / pairs)
+    low, high = stats.elo_interval(mean, sd, EPS)
     lower, upper = stats.llr_bounds()
     return {
-        "elo": stats.elo(score, EPS),
+        "elo": stats.elo(mean, EPS),
         # Near a perfect score the upper side is unbounded: quote the distance to the lower bound.
-        "error": (high - low) / 2 if score + stats.Z95 * sd < 1 else stats.elo(score, EPS) - low,
-        "games": n,
-        "wdl": [w, d, l],
-        "llr": llr,
+        "error": (high - low) / 2 if mean + stats.Z95 * sd < 1 else stats.elo(mean, EPS) - low,
+        "games": pool.totals["games"],
+        "wdl": [pool.totals["wins"], pool.totals["draws"], pool.totals["losses"]],
+        "pentanomial": counts,
+        "llr": stats.normalized_llr(counts, elo0, elo1),
         "bounds": f"({lower:.2f}, {upper:.2f}) [{elo0}, {elo1}]",
+        "abnormal_endings": sum(pool.totals[column] for column in games.LEDGER_ENDINGS),
     }
 
 
@@ -99,7 +86,7 @@ def record(args):
             "final_train_loss": float(history[-1]["train_loss"]),
             "final_validation_loss": float(history[-1]["validation_loss"]),
         },
-        "sprt": {"tc": args.tc, **match_stats(Path(args.sprt_log).read_text(), args.elo0, args.elo1)},
+        "sprt": {"tc": args.tc, **match_stats(args.sprt_ledger, args.elo0, args.elo1)},
     }
     lineage = [e for e in load() if e["net"] != args.net] + [entry]
     LINEAGE.write_text(json.dumps(lineage, indent=2) + "\n")
@@ -117,14 +104,14 @@ def sources(datagen, config):
     for games_dir, files in by_dir.items():
         counts = subprocess.run([datagen, "stats", *map(str, files)], capture_output=True, text=True,
                                 check=True).stdout
-        games, positions = re.search(r"(\d+) games, (\d+) positions", counts).groups()
+        game_count, positions = re.search(r"(\d+) games, (\d+) positions", counts).groups()
         recipe = key_values(games_dir / "selfplay-recipe") or {}
         time = key_values(games_dir / "selfplay-time") or {}
         hours = lambda key: round(float(time[key]) / 3600, 2) if key in time else None
         result.append({
             "dir": games_dir.name,
             "files": len(files),
-            "games": int(games),
+            "games": int(game_count),
             "positions": int(positions),
             "net": recipe.get("net"),
             "nodes_per_move": int(recipe["nodes"]) if "nodes" in recipe else None,
@@ -147,7 +134,7 @@ def key_values(path):
 
 def plot():
     """nets/elo-by-generation.png: each generation's Elo over generation 0. matplotlib is imported
-    here alone, so that `verdict` runs without it."""
+    here alone, so that `record` fails on a missing matplotlib only after it wrote the entry."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -173,24 +160,11 @@ def plot():
     fig.savefig(NETS / "elo-by-generation.png", dpi=100)
 
 
-def verdict_command(args):
-    match = match_stats(Path(args.log).read_text(), args.elo0, args.elo1)
-    print(f"W/D/L {match['wdl']}, Elo {match['elo']:+.1f} ± {match['error']:.1f}, LLR {match['llr']:.2f} {match['bounds']}")
-    # The variance floor lets a handful of games cross a bound (one won game: LLR 35.7 at [0, 5]).
-    if match["games"] < args.min_games:
-        print(f"{match['games']} games, fewer than {args.min_games}: no verdict")
-        sys.exit(3)
-    decision = stats.decision(match["llr"])
-    # The line a caller checks: Python's own failures exit 1 too, which is not H0.
-    print(f"verdict: {decision or 'none'}")
-    sys.exit({"H1": 0, "H0": 1, None: 3}[decision])
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     rec = sub.add_parser("record")
-    for name in ["net", "parent", "datagen", "train-dir", "sprt-log", "tc"]:
+    for name in ["net", "parent", "datagen", "train-dir", "sprt-ledger", "tc"]:
         rec.add_argument(f"--{name}", required=True)
     for name in ["hidden", "window"]:
         rec.add_argument(f"--{name}", required=True, type=int)
@@ -200,14 +174,8 @@ def main():
     for name in ["elo0", "elo1"]:
         rec.add_argument(f"--{name}", type=float, default=0.0 if name == "elo0" else 5.0)
     sub.add_parser("plot")
-    verdict = sub.add_parser("verdict", help="exit 0 (and a last line `verdict: H1`) if the match log accepts H1, 1 (`verdict: H0`) if H0, 3 if undecided "
-                             "(or it has fewer than --min-games games), 2 if it has no games")
-    verdict.add_argument("--log", required=True)
-    verdict.add_argument("--elo0", type=float, default=0.0)
-    verdict.add_argument("--elo1", type=float, default=5.0)
-    verdict.add_argument("--min-games", type=int, default=0, help="fewer finished games are no verdict (exit 3)")
     args = parser.parse_args()
-    {"record": record, "plot": lambda _: plot(), "verdict": verdict_command}[args.command](args)
+    {"record": record, "plot": lambda _: plot()}[args.command](args)
 
 
 if __name__ == "__main__":

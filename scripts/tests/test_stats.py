@@ -4,7 +4,6 @@ import argparse
 import hashlib
 import json
 import math
-import subprocess
 import sys
 import tempfile
 import unittest
@@ -12,10 +11,10 @@ from pathlib import Path
 from unittest import mock
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import games  # noqa: E402
 import lineage  # noqa: E402
 import stats  # noqa: E402
 
-SCRIPTS = Path(__file__).resolve().parent.parent
 
 # Ablation matches in docs/experiments.md: pentanomial counts, with the Elo ± error and the LLR
 # for bounds [0, 10] (normalized model) that fastchess 1.x printed for them.
@@ -70,30 +69,31 @@ class Elo(unittest.TestCase):
         self.assertEqual([round(stats.elo(mean)), round(low), round(high)], [173, 159, 188])
 
 
-def match_log(w, d, l):
-    """fastchess's game lines for W/D/L of `new`, as generation.sh's matches log them."""
-    results = ["new vs base): 1-0"] * w + ["base vs new): 1/2-1/2"] * d + ["base vs new): 1-0"] * l
-    return "".join(f"Finished game {i + 1} ({result}\n" for i, result in enumerate(results))
+def write_ledger(path, *rows):
+    """A ledger as `match.sh chunks` keeps it, one row per (W/D/L, pentanomial) given."""
+    lines = ["# new 0123, base 4567, tc 8+0.08", "\t".join(games.LEDGER_COLUMNS)]
+    for (w, d, l), pairs in rows:
+        counts = [w + d + l, w, d, l, *pairs] + [0] * len(games.LEDGER_ENDINGS)
+        lines.append("\t".join(["2026-12-07T09:06:36Z", "8+0.08", *map(str, counts), "338", "339"]))
+    path.write_text("\n".join(lines) + "\n")
 
 
 class Lineage(unittest.TestCase):
-    def test_the_recorded_generations(self):
-        # nets/lineage.json: Elo ± error and, for matches fastchess did not decide, this LLR.
-        for wdl, bounds, elo, error, llr in [
-            ((55, 0, 3), (0, 5), 505.3, 139.8, None),
-            ((57, 0, 4), (0, 5), 461.5, 325.1, None),
-            ((39, 12, 19), (0, 50), 102.1, 78.2, None),
-            ((46, 16, 24), (0, 50), 90.9, 69.1, None),
-            ((42, 0, 0), (0, 5), None, None, 1500.10),
-            ((11, 8, 18), (0, 50), -66.5, 103.7, -1.84),  # generation 5's first attempt
-        ]:
-            match = lineage.match_stats(match_log(*wdl), *bounds)
-            self.assertEqual(match["wdl"], list(wdl))
-            self.assertEqual(match["bounds"], f"(-2.94, 2.94) {list(bounds)}")
-            if elo is not None:
-                self.assertEqual(f"{match['elo']:+.1f} ± {match['error']:.1f}", f"{elo:+.1f} ± {error:.1f}")
-            if llr is not None:
-                self.assertEqual(f"{match['llr']:.2f}", f"{llr:.2f}")
+    def test_the_sprt_is_recorded_as_its_chunks_decided_it(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            ledger = Path(tmp) / "ledger.tsv"
+            # The first two chunks of gen13's SPRT against gen12: fastchess gave the first
+            # +20.87 Elo, games.py the pair +20.9 [-18.5, +60.7] and LLR 0.26 at [0, 10].
+            write_ledger(ledger, ((10, 33, 7), (1, 4, 13, 5, 2)), ((9, 35, 6), (0, 4, 15, 5, 1)))
+            match = lineage.match_stats(ledger, 0.0, 10.0)
+            self.assertEqual((match["games"], match["wdl"], match["pentanomial"]), (100, [19, 68, 13], [1, 8, 28, 10, 3]))
+            self.assertEqual(f"{match['elo']:+.1f} ± {match['error']:.1f}, LLR {match['llr']:.2f}", "+20.9 ± 39.6, LLR 0.26")
+            self.assertEqual(match["bounds"], "(-2.94, 2.94) [0.0, 10.0]")
+            # Every pair won: the upper side is unbounded, so the error is the distance to the lower bound.
+            write_ledger(ledger, ((400, 0, 0), (0, 0, 0, 0, 200)))
+            match = lineage.match_stats(ledger, 0.0, 5.0)
+            self.assertGreater(match["llr"], 2.94)
+            self.assertTrue(math.isfinite(match["elo"]) and 0 < match["error"] < match["elo"])
 
     def test_a_match_without_losses_quotes_its_lower_bound(self):
         self.assertEqual(round(lineage.lower_bound([42, 0, 0])), 476)
@@ -139,10 +139,10 @@ class Lineage(unittest.TestCase):
             datagen = tmp / "datagen"
             datagen.write_text('#!/bin/sh\necho "1 files, 7 games, 700 positions"\n')
             datagen.chmod(0o755)
-            (tmp / "fastchess.log").write_text(match_log(30, 10, 0))
+            write_ledger(tmp / "ledger.tsv", ((30, 10, 0), (0, 0, 0, 10, 10)))
             args = argparse.Namespace(net="gen1.nnue", parent="gen0.nnue", hidden=128, buckets=1, king_buckets=1, factoriser=False,
                                       datagen=str(datagen), window=1, train_dir=str(train),
-                                      sprt_log=str(tmp / "fastchess.log"), tc="8+0.08", elo0=0.0, elo1=5.0)
+                                      sprt_ledger=str(tmp / "ledger.tsv"), tc="8+0.08", elo0=0.0, elo1=5.0)
             with mock.patch.object(lineage, "NETS", nets), mock.patch.object(lineage, "LINEAGE", nets / "lineage.json"):
                 lineage.record(args)
                 lineage.record(args)  # a promotion recorded again replaces its entry
@@ -153,16 +153,6 @@ class Lineage(unittest.TestCase):
         self.assertEqual((entry["training"]["superbatches"], entry["training"]["seconds"],
                           entry["training"]["final_validation_loss"]), (2, 4.0, 0.2))
         self.assertEqual((entry["sprt"]["wdl"], entry["sprt"]["games"]), ([30, 10, 0], 40))
-
-    def test_verdict_exit_codes(self):
-        with tempfile.TemporaryDirectory() as tmp:
-            log = Path(tmp) / "fastchess.log"
-            for wdl, code in [((42, 0, 0), 0), ((0, 0, 42), 1), ((5, 0, 5), 3)]:
-                log.write_text(match_log(*wdl))
-                done = subprocess.run([sys.executable, str(SCRIPTS / "lineage.py"), "verdict", "--log", str(log)],
-                                      capture_output=True, text=True)
-                self.assertEqual(done.returncode, code, (wdl, done.stderr))
-                self.assertEqual(done.stdout.splitlines()[-1], "verdict: " + ["H1", "H0", "", "none"][code])
 
 
 if __name__ == "__main__":
