@@ -5,7 +5,7 @@
 #   2. train:   a candidate on the games of the last $WINDOW generations (checkpoints resume)
 #               (a finished candidate is reused: move $DATA/train-gen<K+1> aside to train afresh,
 #               e.g. on more games)
-#   3. test:    SPRT candidate vs current default (scripts/match.sh sprt)
+#   3. test:    SPRT candidate vs current default (scripts/match.sh chunks)
 #   4. promote: on H1, copy the net into nets/, make it the default, record its lineage
 #
 # Usage: scripts/generation.sh [datagen]  (run from anywhere; re-run after a stop to resume)
@@ -43,9 +43,11 @@
 #   PRECISION [bf16]       the trainer's working rows (f32: bullet's arithmetic, as gen1–gen5)
 #   TC [8+0.08]  ELO0 [0]  ELO1 [5]  MAX_ROUNDS [3000]  CHUNK [50]   the SPRT: at most
 #                          MAX_ROUNDS game pairs, tested after each CHUNK games (match.sh chunks);
-#                          a small MAX_ROUNDS suits early generations, whose gains are large
-#                          enough to decide in a few games. `touch DATA/sprt-gen<K>/chunks/stop`
-#                          ends it after the chunk in play; a re-run goes on from there
+#                          undecided at MAX_ROUNDS is not promoted. Even a candidate that wins
+#                          every game needs about 750/ELO1 pairs (150 at [0, 5], 17 at [0, 50]),
+#                          so early generations, whose gains are large, decide sooner with a
+#                          large ELO1. `touch DATA/sprt-gen<K>/chunks/stop` ends the match after
+#                          the chunk in play; a re-run goes on from there
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 case ${1:-}:$# in
@@ -180,35 +182,45 @@ candidate=$run/$net_id.nnue
 cp "$repo/target/release/patina" "$bin/patina-candidate"
 sprt_dir=$DATA/sprt-gen$child
 sprt=("${ELO0:-0}" "${ELO1:-5}")
+# What the games played so far stand for: the binaries and every setting of the games.
 match_id=$(cat "$bin/patina-candidate" "$bin/patina-base" | sha256sum | cut -c1-16)
-match_id+=" sprt [${sprt[*]}], tc ${TC:-8+0.08}, rounds ${MAX_ROUNDS:-3000}, chunk ${CHUNK:-50},"
-match_id+=" hash ${HASH:-16}, book ${BOOK:-8moves_v3.pgn}, options [${NEW_OPTIONS:-}] [${BASE_OPTIONS:-}],"
-match_id+=" adjudication [${ADJUDICATE:-}], srand [${SRAND:-}]"
-if [ "$(cat "$sprt_dir/match-id" 2>/dev/null)" != "$match_id" ]; then
-  rm -rf "$sprt_dir"
-  mkdir -p "$sprt_dir"
-  echo "$match_id" > "$sprt_dir/match-id"
+match_id+=" sprt [${sprt[*]}], tc ${TC:-8+0.08}, hash ${HASH:-16}, book ${BOOK:-8moves_v3.pgn},"
+match_id+=" options [${NEW_OPTIONS:-}] [${BASE_OPTIONS:-}], adjudication [${ADJUDICATE:-}], srand [${SRAND:-}]"
+if [ -e "$sprt_dir" ] && [ "$(cat "$sprt_dir/match-id" 2>/dev/null)" != "$match_id" ]; then
+  superseded=$sprt_dir-superseded-$(date +%Y%m%d-%H%M%S)
+  mv "$sprt_dir" "$superseded"
+  log "the SPRT in $sprt_dir played other binaries or settings: kept as $superseded; starting afresh"
 fi
+mkdir -p "$sprt_dir"
+[ -f "$sprt_dir/match-id" ] || echo "$match_id" > "$sprt_dir/match-id"
 # THREADS here counts datagen's and the trainer's threads; each engine in the match gets one.
+# The match runs in a process group of its own, which this script ends if it is stopped.
 set +e
 DATA=$sprt_dir/chunks SPRT="${sprt[*]}" GAMES=$((2 * ${MAX_ROUNDS:-3000})) CHUNK=${CHUNK:-50} \
-  TC=${TC:-8+0.08} THREADS=1 \
-  "$repo/scripts/match.sh" chunks "$sprt_dir/ledger.tsv" "$bin/patina-candidate" "$bin/patina-base"
+  TC=${TC:-8+0.08} THREADS=1 ORDER=random \
+  setsid "$repo/scripts/match.sh" chunks "$sprt_dir/ledger.tsv" "$bin/patina-candidate" "$bin/patina-base" &
+match=$!
+trap 'kill -TERM -- "-$match" 2>/dev/null || true' EXIT
+wait "$match"
 decision=$?
+trap - EXIT
 set -e
-case $decision in
-  0) ;;
-  1 | 3)
-    if [ $decision -eq 3 ] && [ -e "$sprt_dir/chunks/stop" ]; then
-      log "the SPRT was stopped ($sprt_dir/chunks/stop): remove the file and re-run to go on"
-      exit 1
-    fi
+# An exit code counts as a verdict only with the verdict line of the test after the last chunk
+# (match.sh exits 1 on any failure too).
+verdict=$(tail -1 "$sprt_dir/chunks/sprt.txt" 2>/dev/null || true)
+if [ $decision -eq 3 ] && [ -e "$sprt_dir/chunks/stop" ]; then
+  log "the SPRT was stopped ($sprt_dir/chunks/stop): remove the file and re-run to go on"
+  exit 1
+fi
+case $decision:$verdict in
+  "0:SPRT: H1 accepted") ;;
+  "1:SPRT: H0 accepted" | "3:SPRT: no decision")
     # H0, or undecided after 2 × MAX_ROUNDS games: set the candidate and its match aside, so
     # that a re-run with other settings trains afresh.
     rejected=rejected-$(date +%Y%m%d-%H%M%S)
     mv "$run" "$run-$rejected"
     mv "$sprt_dir" "$sprt_dir-$rejected"
-    log "generation $child not promoted ($(tail -1 "$sprt_dir-$rejected/chunks/sprt.txt")), kept as $run-$rejected; re-run with other settings (e.g. a wider WINDOW)"
+    log "generation $child not promoted ($verdict), kept as $run-$rejected; re-run with other settings (e.g. a wider WINDOW)"
     exit 1 ;;
   *)
     log "the SPRT failed (match.sh exit code $decision, above; chunks in $sprt_dir/chunks): re-run to go on"

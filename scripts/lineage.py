@@ -32,6 +32,8 @@ def match_stats(ledger, elo0, elo1):
     (games.py's, fastchess's model). Entries up to gen12 were computed from fastchess's game
     lines instead: the same Elo, but a trinomial error and a logistic LLR."""
     pool = games.Pool(ledger)
+    if pool.unrecorded["results"]:
+        sys.exit(f"{ledger}: {pool.unrecorded['results']} games without their results")
     counts = pool.pairs()
     pairs = sum(counts)
     if pairs == 0:

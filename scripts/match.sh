@@ -122,8 +122,9 @@ chunks() {
   ledger=$(realpath "$1"); new=$(realpath "$2"); base=$(realpath "$3")
   data=${DATA:-$HOME/patina-data/chunks/$(basename "$ledger" .tsv)}
   mkdir -p "$data"
-  exec 9> "$data/lock"
-  flock -n 9 || { echo "another match.sh chunks is playing into $data" >&2; exit 2; }
+  # A descriptor of its own: a caller's lock on 9 (generation.sh's) stays held.
+  exec {chunks_lock}> "$data/lock"
+  flock -n "$chunks_lock" || { echo "another match.sh chunks is playing into $data" >&2; exit 2; }
   # The folder is named after the ledger's file name alone: it serves one ledger, and passes to
   # another only when that one is gone (a ledger moved, or copied to another machine with it).
   owner=$(cat "$data/ledger" 2>/dev/null || true)

@@ -2,8 +2,7 @@
 
 Scores are from one engine's side, in [0, 1]; Elo is logistic. The SPRT is fastchess's: its
 pentanomial model of normalized Elo and its decision bounds (alpha = beta = 0.05, as match.sh
-passes them). lineage.py also uses the older trinomial approximation of the logistic-Elo GSPRT,
-which still decides the matches fastchess's model cannot (nearly every game won).
+passes them).
 
 Pure standard library, so that every script can import it; no command line of its own, since the
 bash scripts reach it through games.py and lineage.py.
@@ -21,10 +20,6 @@ def elo(score, eps=0.0):
     """Logistic Elo of a score kept `eps` off 0 and 1: ±∞ for a perfect score when eps is 0."""
     score = min(max(score, eps), 1 - eps)
     return -400 * math.log10(1 / score - 1) if 0 < score < 1 else math.copysign(math.inf, score - 0.5)
-
-
-def expected_score(elo_difference):
-    return 1 / (1 + 10 ** (-elo_difference / 400))
 
 
 def mean_and_variance(points, counts):
@@ -92,10 +87,3 @@ def normalized_llr(counts, elo0, elo1):
     scale = math.sqrt(2) / (800 / math.log(10))
     p0, p1 = mle(elo0 * scale), mle(elo1 * scale)
     return total * sum(q * (math.log(b) - math.log(a)) for q, a, b in zip(observed, p0, p1))
-
-
-def logistic_llr(n, mean, variance, elo0, elo1):
-    """The GSPRT log-likelihood ratio of logistic Elo elo1 against elo0 in the normal
-    approximation, for n games of this mean score and per-game variance."""
-    s0, s1 = expected_score(elo0), expected_score(elo1)
-    return n * (s1 - s0) * (2 * mean - s0 - s1) / (2 * variance)

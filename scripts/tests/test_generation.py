@@ -89,7 +89,8 @@ class Generation(unittest.TestCase):
         (self.dir / "book.pgn").write_text("")
         self.data = self.dir / "data"
         self.fastchess_calls = self.dir / "fastchess-calls"
-        self.env = dict(os.environ, PATH=f"{standins}:{os.environ['PATH']}", STANDINS=str(standins),
+        # Only what the run needs: a developer's own ELO1, MAX_ROUNDS, WINDOW... stay out.
+        self.env = dict(PATH=f"{standins}:{os.environ['PATH']}", HOME=str(self.dir), STANDINS=str(standins),
                         FASTCHESS=str(standins / "fastchess"), FASTCHESS_ARGS=str(self.fastchess_calls),
                         BOOK=str(self.dir / "book.pgn"), DATA=str(self.data), CHUNK="100")
 
@@ -149,8 +150,26 @@ class Generation(unittest.TestCase):
         done = self.generation(WINNER="new")
         self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
         self.assertEqual(self.chunks_played(), 4, "three chunks of the new match")
+        [old] = self.data.glob("sprt-gen4-superseded-*")
+        self.assertTrue((old / "ledger.tsv").exists(), "the old match's games are kept aside")
         [entry] = json.loads((self.repo / "nets" / "lineage.json").read_text())
         self.assertEqual(entry["sprt"]["games"], 300)
+
+    def test_a_candidate_undecided_after_max_rounds_is_set_aside(self):
+        done = self.generation(WINNER="new", MAX_ROUNDS="50")
+        self.assertEqual(done.returncode, 1)
+        self.assertIn("generation 4 not promoted (SPRT: no decision)", done.stdout)
+        self.assertEqual(self.chunks_played(), 1)
+        self.assertEqual(len(list(self.data.glob("train-gen4-rejected-*"))), 1)
+
+    def test_a_failed_match_keeps_the_candidate_for_a_re_run(self):
+        done = self.generation(WINNER="new", GAMES_BEFORE_CRASH="10")
+        self.assertEqual(done.returncode, 1)
+        self.assertIn("the SPRT failed (match.sh exit code 4", done.stdout)
+        self.assertTrue((self.data / "train-gen4").is_dir())
+        again = self.generation(WINNER="new")
+        self.assertEqual(again.returncode, 0, again.stdout + again.stderr)
+        self.assertRegex(self.default(), r"^gen4-")
 
     def test_a_candidate_that_fails_is_set_aside(self):
         done = self.generation(WINNER="base")

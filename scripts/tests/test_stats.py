@@ -60,7 +60,7 @@ class Elo(unittest.TestCase):
         self.assertEqual((stats.elo(1), stats.elo(0)), (math.inf, -math.inf))
         self.assertAlmostEqual(stats.elo(1, 1e-6), 2400, places=3)
         self.assertEqual(stats.elo(0.5), 0)
-        self.assertAlmostEqual(stats.expected_score(stats.elo(0.7)), 0.7)
+        self.assertAlmostEqual(stats.elo(0.75), 400 * math.log10(3))
 
     def test_trinomial_interval(self):
         # The 1+0.01 match in docs/experiments.md: +173 Elo, [+159, +188].
