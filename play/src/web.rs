@@ -2,13 +2,15 @@
 //! (lichess's chessground board plus a small script) is embedded in the binary; the server
 //! answers only for those assets and a JSON game API, never for a file path.
 //!
-//! Each browser tab holds a session id and its own game, clocks and engine (`games`); the page
-//! polls for the engine's progress. `api` reads and checks the requests, `view` writes the
-//! game as the page draws it, `server` serves HTTP.
+//! Each browser tab holds a session id and its own game, clocks and engine; the page polls for
+//! the engine's progress. `games` keeps the games in play and runs their searches, `state` is
+//! one game as the server keeps it, `api` reads and checks the requests, `view` writes the game
+//! as the page draws it, `server` serves HTTP.
 
 mod api;
 mod games;
 mod server;
+mod state;
 mod view;
 
 use std::convert::Infallible;

@@ -95,6 +95,11 @@ impl ApiError {
         Self::status(StatusCode::BAD_REQUEST, message)
     }
 
+    /// A request the game's state does not allow now (409).
+    pub fn conflict(message: impl Into<String>) -> Self {
+        Self::status(StatusCode::CONFLICT, message)
+    }
+
     pub fn status(status: StatusCode, message: impl Into<String>) -> Self {
         Self {
             status,

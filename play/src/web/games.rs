@@ -11,14 +11,13 @@ use std::time::{Duration, Instant};
 use axum::http::StatusCode;
 use serde_json::{json, Value};
 
-use patina::score::Score;
-use patina::{Color, Engine, Limits, Move, Reporter, SearchInfo, SearchResult};
+use patina::{Color, Engine, Limits, Reporter, SearchInfo, SearchResult};
 
 use super::api::{ApiError, Pace, SessionId, Setup, Start};
+use super::state::{Evaluation, State, Task, Timing};
 use super::view::{squares, view};
 use crate::clock::Clock;
 use crate::game::{pgn_date, random_below, End, Game};
-use crate::rating::Rating;
 
 /// Games held at once; a new tab beyond this takes over the longest-idle game, if any is idle.
 const MAX_GAMES: usize = 16;
@@ -46,66 +45,9 @@ struct Session {
     state: Arc<Mutex<State>>,
 }
 
-pub(super) struct State {
-    pub(super) game: Game,
-    pub(super) human: Color,
-    pub(super) timing: Timing,
-    /// Patina's playing strength for its own moves; evaluations, hints and analysis are at full
-    /// strength.
-    pub(super) rating: Rating,
-    /// In analysis, the number of moves played to the position analysed. Patina then plays no
-    /// move, the person moves for both sides, and the clocks stand still.
-    pub(super) analysed: Option<usize>,
-    pub(super) search: Option<Task>,
-    /// Patina's latest evaluation of the position after each number of moves.
-    pub(super) evaluations: Vec<Option<Evaluation>>,
-    last_seen: Instant,
-}
-
-/// What bounds Patina's thinking: a fixed time a move, or its clock.
-pub(super) enum Timing {
-    MoveTime(Duration),
-    Clock(Clock),
-}
-
-/// What the running search is for.
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub(super) enum Task {
-    /// Patina's move, played when the search ends.
-    Reply,
-    /// An evaluation of a position, nothing played.
-    Evaluate,
-}
-
-/// A search's report on one position.
-#[derive(Clone, Debug, PartialEq)]
-pub(super) struct Evaluation {
-    pub(super) depth: i32,
-    /// From the view of the side to move in that position.
-    pub(super) score: Score,
-    pub(super) nodes: u64,
-    pub(super) pv: Vec<Move>,
-}
-
-impl Evaluation {
-    /// The evaluation of the position after the line's first move: the rest of the line.
-    fn after_first_move(&self) -> Self {
-        Self {
-            depth: (self.depth - 1).max(1),
-            score: -self.score,
-            nodes: self.nodes,
-            pv: self.pv[1..].to_vec(),
-        }
-    }
-}
-
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     // A panic elsewhere leaves the game as it was; keep serving it.
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-fn conflict(message: &str) -> ApiError {
-    ApiError::status(StatusCode::CONFLICT, message)
 }
 
 impl Session {
@@ -117,7 +59,7 @@ impl Session {
     ) -> Result<(MutexGuard<'_, Engine>, MutexGuard<'_, State>), ApiError> {
         let mut engine = lock(&self.engine);
         if !stop_reply && lock(&self.state).search == Some(Task::Reply) {
-            return Err(conflict("Patina is thinking; wait for its move"));
+            return Err(ApiError::conflict("Patina is thinking; wait for its move"));
         }
         engine.stop();
         engine.wait();
@@ -175,7 +117,9 @@ impl Games {
         let session = self.session(id)?;
         let (mut engine, mut state) = session.halted(true)?;
         if let Some(End::Timeout { .. }) = state.game.end() {
-            return Err(conflict("the game ended on time; start a new one"));
+            return Err(ApiError::conflict(
+                "the game ended on time; start a new one",
+            ));
         }
         let human = state.human;
         let analysing = state.analysed.is_some();
@@ -183,7 +127,7 @@ impl Games {
         let resigned = matches!(game.end(), Some(End::Resignation { .. }));
         let has_own_move = (0..game.moves().len()).any(|i| analysing || game.mover(i) == human);
         if !resigned && !has_own_move {
-            return Err(conflict("no move of yours to take back"));
+            return Err(ApiError::conflict("no move of yours to take back"));
         }
         if analysing || resigned {
             game.undo();
@@ -242,10 +186,12 @@ impl Games {
         let session = self.session(id)?;
         let (_engine, mut state) = session.halted(true)?;
         if state.analysed.is_some() {
-            return Err(conflict("in analysis nobody plays; 'Play from here' first"));
+            return Err(ApiError::conflict(
+                "in analysis nobody plays; 'Play from here' first",
+            ));
         }
         if state.game.is_over() {
-            return Err(conflict("the game is already over"));
+            return Err(ApiError::conflict("the game is already over"));
         }
         let human = state.human;
         state.game.resign(human);
@@ -279,7 +225,7 @@ impl Games {
         let session = self.session(id)?;
         let (mut engine, mut state) = session.halted(true)?;
         if state.analysed.take().is_none() {
-            return Err(conflict("the game is not in analysis"));
+            return Err(ApiError::conflict("the game is not in analysis"));
         }
         state.human = state.game.side_to_move();
         state.start_clock(Instant::now());
@@ -388,89 +334,6 @@ impl Games {
     }
 }
 
-impl State {
-    fn clock_mut(&mut self) -> Option<&mut Clock> {
-        match &mut self.timing {
-            Timing::Clock(clock) => Some(clock),
-            Timing::MoveTime(_) => None,
-        }
-    }
-
-    /// Marks the game as seen now and ends it if a clock has run out.
-    fn touch(&mut self) {
-        let now = Instant::now();
-        self.last_seen = now;
-        if let Some(clock) = self.clock_mut() {
-            if let Some(flagged) = clock.flagged(now) {
-                clock.stop(now);
-                self.game.flag(flagged);
-            }
-        }
-    }
-
-    /// Refuses a move (or a hint) from the person unless it is theirs to make.
-    fn check_may_move(&self) -> Result<(), ApiError> {
-        if let Some(end) = self.game.end() {
-            return Err(conflict(&format!("the game is over ({end})")));
-        }
-        if self.analysed.is_none() && self.game.side_to_move() != self.human {
-            return Err(conflict("it is not your move"));
-        }
-        Ok(())
-    }
-
-    /// After a move or a resignation: the clocks stop at the end, and in analysis the position
-    /// analysed follows the game.
-    fn after_move(&mut self, now: Instant) {
-        if self.game.is_over() {
-            if let Some(clock) = self.clock_mut() {
-                clock.stop(now);
-            }
-        }
-        if self.analysed.is_some() {
-            self.analysed = Some(self.game.moves().len());
-        }
-    }
-
-    /// Runs the clock of the side to move, unless the game is over or in analysis.
-    fn start_clock(&mut self, now: Instant) {
-        let side_to_move = self.game.side_to_move();
-        let runs = !self.game.is_over() && self.analysed.is_none();
-        if let Some(clock) = self.clock_mut().filter(|_| runs) {
-            clock.start(side_to_move, now);
-        }
-    }
-
-    fn set_evaluation(&mut self, ply: usize, evaluation: Option<Evaluation>) {
-        if self.evaluations.len() <= ply {
-            self.evaluations.resize(ply + 1, None);
-        }
-        self.evaluations[ply] = evaluation;
-    }
-
-    /// Plays Patina's move from the search of the position after `ply` moves, if the game is
-    /// still there and Patina's time has not run out.
-    fn reply(&mut self, ply: usize, best: Option<Move>) {
-        let Some(mv) = best else { return };
-        if self.game.is_over() || self.game.moves().len() != ply {
-            return;
-        }
-        let now = Instant::now();
-        if let Some(Err(flagged)) = self.clock_mut().map(|clock| clock.press(now)) {
-            self.game.flag(flagged);
-            return;
-        }
-        // `play` refuses a move the position does not allow.
-        if self.game.play(mv).is_ok() {
-            // The line searched before the move evaluates the position after it.
-            let next = self.evaluations.get(ply).cloned().flatten();
-            let next = next.filter(|e| e.pv.first() == Some(&mv));
-            self.set_evaluation(ply + 1, next.map(|e| e.after_first_move()));
-            self.after_move(now);
-        }
-    }
-}
-
 /// Starts the search the game calls for, if any: analysis of the position analysed, Patina's
 /// reply on its move, or else an evaluation of the person's position when none is known.
 fn schedule(engine: &mut Engine, state: &mut State, shared: &Arc<Mutex<State>>) {
@@ -550,6 +413,7 @@ impl Reporter for WebReporter {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rating::Rating;
     use crate::web::api::MIN_MOVE_TIME;
 
     fn setup(start: Start) -> Setup {

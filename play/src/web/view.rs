@@ -9,7 +9,7 @@ use patina::score::{is_decisive, Score};
 use patina::{Board, Color, Move};
 
 use super::api::SessionId;
-use super::games::{Evaluation, State, Task, Timing};
+use super::state::{Evaluation, State, Task, Timing};
 use crate::game::{color_name, line_san, End, Game};
 use crate::rating::Rating;
 use crate::score::score_text;
