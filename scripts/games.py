@@ -291,10 +291,12 @@ def ledger_column(kind, who):
     return f"{kind.replace(' ', '_')}_{who}"
 
 
+# Game pairs by the engine's points in the pair, as the ledger's columns name them.
+PAIR_POINTS = ("0", "0.5", "1", "1.5", "2")
 # A ledger row: when it was tallied, then counts that add up over rows, then the lowest clocks.
 LEDGER_ENDINGS = [ledger_column(kind, who) for kind in ABNORMAL for who in ("engine", "opponent", "unknown")]
 LEDGER_COUNTS = (
-    ["games", "wins", "draws", "losses"] + [f"pairs_{points}" for points in ("0", "0.5", "1", "1.5", "2")] + LEDGER_ENDINGS
+    ["games", "wins", "draws", "losses"] + [f"pairs_{points}" for points in PAIR_POINTS] + LEDGER_ENDINGS
 )
 LEDGER_COLUMNS = ["tallied", "time_control"] + LEDGER_COUNTS + ["lowest_clock_engine", "lowest_clock_opponent"]
 # The counts a row may give as "-" (not recorded), by what they describe.
@@ -319,7 +321,7 @@ def tally(args):
             lows[who].append(low)
     if row["games"] == 0:
         fail("no games found")
-    for points, count in zip(("0", "0.5", "1", "1.5", "2"), pentanomial(args.pgn, args.engine)):
+    for points, count in zip(PAIR_POINTS, pentanomial(args.pgn, args.engine)):
         row[f"pairs_{points}"] = count
     fields = [time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), ",".join(sorted(controls))]
     fields += [str(row[column]) for column in LEDGER_COUNTS]
@@ -356,7 +358,7 @@ class Pool:
 
     def pairs(self):
         """Game pairs by the engine's points: [0, 0.5, 1, 1.5, 2]."""
-        return [self.totals[f"pairs_{points}"] for points in ("0", "0.5", "1", "1.5", "2")]
+        return [self.totals[f"pairs_{points}"] for points in PAIR_POINTS]
 
 
 def ledger(args):
