@@ -1,6 +1,6 @@
 //! Board invariants under make/unmake, and robustness against malformed FEN.
 
-use patina::Board;
+use patina::{Board, Outcome, START_FEN};
 use rand_xoshiro::rand_core::{RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -148,4 +148,36 @@ fn draws_by_rule() {
     assert!(Board::from_fen("8/8/4k3/8/8/3PK3/8/8 w - - 100 80")
         .unwrap()
         .is_fifty_move_draw());
+}
+
+/// The results self-play records: each rule's ending, mate before the fifty-move rule, and a
+/// repetition ending the game only on its third occurrence.
+#[test]
+fn outcomes_as_an_arbiter_judges_them() {
+    let after = |fen: &str, moves: &[&str]| {
+        let mut board = Board::from_fen(fen).unwrap();
+        for uci in moves {
+            board.make_move(board.parse_uci_move(uci).unwrap());
+        }
+        board.outcome()
+    };
+    let shuffle = ["g1f3", "g8f6", "f3g1", "f6g8"];
+    assert_eq!(after(START_FEN, &shuffle), None);
+    assert_eq!(
+        after(START_FEN, &[shuffle, shuffle].concat()),
+        Some(Outcome::Repetition)
+    );
+    // The hundredth quiet ply: a mate stays a mate, any other move draws.
+    let back_rank = "6k1/5ppp/8/8/8/8/8/R5K1 w - - 99 80";
+    assert_eq!(after(back_rank, &["a1a8"]), Some(Outcome::Checkmate));
+    assert_eq!(after(back_rank, &["a1a2"]), Some(Outcome::FiftyMoves));
+    assert_eq!(after(back_rank, &[]), None);
+    assert_eq!(
+        after("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1", &[]),
+        Some(Outcome::Stalemate)
+    );
+    assert_eq!(
+        after("8/8/4k3/8/8/3BK3/8/8 w - - 0 1", &[]),
+        Some(Outcome::InsufficientMaterial)
+    );
 }
