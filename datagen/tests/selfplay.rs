@@ -18,6 +18,7 @@ use datagen::writer::GameWriter;
 use patina::nnue::EMBEDDED_NET_NAME;
 use patina::Network;
 use sha2::{Digest, Sha256};
+use viriformat::dataformat::WDL;
 
 /// The serialised bytes of each game, for comparing runs.
 fn game_bytes(path: &std::path::Path) -> Vec<Vec<u8>> {
@@ -91,6 +92,54 @@ fn dfrc_and_book_openings_make_valid_games() {
         .unwrap()
         .unwrap();
     assert_eq!(stored.start.fullmove_number(), 4);
+}
+
+/// Scores are stored from White's view, for the position before the move, and the result names
+/// the side that mated: a mate in one for either colour, from a book with no random plies.
+#[test]
+fn scores_and_results_are_white_relative() {
+    let dir = scratch_dir("selfplay-white-relative");
+    for (name, fen, winner) in [
+        (
+            "white-mates",
+            "r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4",
+            WDL::Win,
+        ),
+        (
+            "black-mates",
+            "rnbqkbnr/pppp1ppp/8/4p3/6P1/5P2/PPPPP2P/RNBQKBNR b KQkq - 0 2",
+            WDL::Loss,
+        ),
+    ] {
+        let book = dir.join(format!("{name}.epd"));
+        std::fs::write(&book, format!("{fen}\n")).unwrap();
+        let out = dir.join(name);
+        play(
+            &out,
+            &[
+                "--games",
+                "1",
+                "--book",
+                book.to_str().unwrap(),
+                "--random-plies",
+                "0",
+                "--max-opening-score",
+                "32000",
+            ],
+        );
+        assert_valid(&out, 1);
+        let games = read_with_viriformat(&out.join("thread-0.vf"));
+        let [game] = games.as_slice() else {
+            panic!("{name}: {} games", games.len())
+        };
+        assert_eq!(game.outcome(), winner, "{name}");
+        let scores: Vec<i16> = game.moves.iter().map(|(_, score)| score.get()).collect();
+        let white_view = if winner == WDL::Win { 1 } else { -1 };
+        assert!(
+            scores.len() == 1 && white_view * i32::from(scores[0]) >= 10_000,
+            "{name}: the mating move's stored scores {scores:?}"
+        );
+    }
 }
 
 /// Into a pipe, where no bar shows, a run prints its progress as plain lines (with an interval
