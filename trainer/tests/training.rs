@@ -1,9 +1,9 @@
 //! Training end to end on generated data: the loss falls in either precision, runs are
 //! reproducible, the engine reads the quantised net and agrees with the float net (with output
-//! buckets too, bucket by bucket), and NaN stops training.
+//! buckets too, bucket by bucket, and with king buckets), and NaN stops training.
 
 use patina::nnue::{AccumulatorStack, Network, HIDDEN, QA, QB, SCALE};
-use patina::{placement_field, Board};
+use patina::{placement_field, Board, Color};
 use rand_xoshiro::rand_core::{RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use trainer::backprop::BlockedWeights;
@@ -128,6 +128,23 @@ fn only_bucket(model: &Model<HIDDEN>, bucket: usize) -> Model<HIDDEN> {
     Model::from_params(params, Shape::plain(1)).unwrap()
 }
 
+/// `model` with every weight a multiple of its quantisation step, so that quantising it rounds
+/// nothing: the factoriser's rows too, whose sum with a bucket's is then on the grid as well.
+fn on_quantisation_grid(mut model: Model<HIDDEN>) -> Model<HIDDEN> {
+    let shape = model.shape();
+    let output_weights = Model::<HIDDEN>::output_weights(shape);
+    let output_bias = Model::<HIDDEN>::output_bias(shape);
+    for (i, w) in model.params.iter_mut().enumerate() {
+        let scale = match i {
+            i if i < output_weights => QA,
+            i if i < output_bias => QB,
+            _ => QA * QB,
+        } as f32;
+        *w = (*w * scale).round() / scale;
+    }
+    model
+}
+
 /// A net with 8 output buckets, quantised by the trainer and loaded by the engine: the engine's
 /// evaluation equals the float forward pass, bucket by bucket, and is far from what any other
 /// bucket would give, so each piece count reads its own bucket. The weights are put on the
@@ -137,16 +154,7 @@ fn only_bucket(model: &Model<HIDDEN>, bucket: usize) -> Model<HIDDEN> {
 #[test]
 fn the_engine_agrees_with_the_float_net_in_every_bucket() {
     const BUCKETS: usize = 8;
-    let mut model = synthetic::teacher::<HIDDEN>(17, Shape::plain(BUCKETS));
-    let output_bias = Model::<HIDDEN>::output_bias(Shape::plain(BUCKETS));
-    for (i, w) in model.params.iter_mut().enumerate() {
-        let scale = match i {
-            i if i < Model::<HIDDEN>::output_weights(Shape::plain(BUCKETS)) => QA,
-            i if i < output_bias => QB,
-            _ => QA * QB,
-        } as f32;
-        *w = (*w * scale).round() / scale;
-    }
+    let model = on_quantisation_grid(synthetic::teacher::<HIDDEN>(17, Shape::plain(BUCKETS)));
     let net = Network::from_bytes(&quantise(&model)).unwrap();
     assert_eq!(net.buckets(), BUCKETS);
     let mut worst = [0.0f32; BUCKETS];
@@ -168,6 +176,55 @@ fn the_engine_agrees_with_the_float_net_in_every_bucket() {
     eprintln!("engine vs float, worst per bucket: {worst:.2?} cp; other buckets {other_buckets:.1} cp away on average");
     assert!(worst.iter().all(|&w| w <= 2.0), "{worst:?}");
     assert!(other_buckets > 50.0, "{other_buckets}");
+}
+
+/// King-bucketed nets, with a factoriser or without, quantised by the trainer (the factoriser
+/// merged into every bucket) and loaded by the engine: along random games, where the kings visit
+/// every view of the 4-bucket map (its buckets, mirrored or not), the engine's evaluation from
+/// the board equals the float forward pass from the training record, so both read each side's
+/// king square and inputs from the same side. (The two share the map itself, which the features'
+/// unit tests check against bullet's.)
+#[test]
+fn the_engine_agrees_with_king_bucketed_float_nets() {
+    let shapes = [
+        Shape {
+            king_buckets: 4,
+            buckets: 8,
+            factoriser: true,
+        },
+        Shape {
+            king_buckets: 16,
+            buckets: 1,
+            factoriser: false,
+        },
+    ];
+    for shape in shapes {
+        let model = on_quantisation_grid(synthetic::teacher::<HIDDEN>(23, shape));
+        let net = Network::from_bytes(&quantise(&model)).unwrap();
+        assert_eq!(net.king_buckets.count(), shape.king_buckets);
+        let mut views = vec![0; net.king_buckets.view_count()];
+        let (mut worst, mut compared) = (0.0f32, 0);
+        synthetic::random_walk(3000, 29, |board| {
+            for color in [Color::White, Color::Black] {
+                let view = net.king_buckets.view(color, board.king_square(color));
+                views[view.number()] += 1;
+            }
+            let features = Features::of(&synthetic::to_record(board), &model.inputs);
+            let float_cp = model.forward(&features) * SCALE as f32;
+            let engine_cp = AccumulatorStack::new(&net, board).evaluate(&net, board.side_to_move());
+            worst = worst.max((float_cp - engine_cp as f32).abs());
+            compared += 1;
+        });
+        assert_eq!(compared, 3000);
+        eprintln!("{shape:?}: worst {worst:.2} cp; positions per view {views:?}");
+        assert!(
+            worst <= 2.0,
+            "{shape:?}: the engine is {worst} cp off the float net"
+        );
+        if shape.king_buckets == 4 {
+            assert!(views.iter().all(|&n| n > 0), "views visited {views:?}");
+        }
+    }
 }
 
 fn loss_falls<P: RowFormat>(data: &Dataset) -> Model<HIDDEN> {
