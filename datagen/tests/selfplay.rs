@@ -32,6 +32,18 @@ fn game_bytes(path: &std::path::Path) -> Vec<Vec<u8>> {
         .collect()
 }
 
+/// Plays `games` games into `out` from `fen` alone (a book beside `out`), with no random plies
+/// and whatever the position's score.
+fn play_from(fen: &str, out: &std::path::Path, games: u64, extra: &[&str]) {
+    let book = out.with_extension("epd");
+    std::fs::write(&book, format!("{fen}\n")).unwrap();
+    let games = games.to_string();
+    let mut args = vec!["--games", &games, "--book", book.to_str().unwrap()];
+    args.extend(["--random-plies", "0", "--max-opening-score", "32000"]);
+    args.extend_from_slice(extra);
+    play(out, &args);
+}
+
 fn assert_valid(dir: &std::path::Path, games: u64) -> validate::Report {
     let report = validate::run(&[dir.to_path_buf()]).unwrap();
     assert_eq!(report.errors, 0, "{}", report.report());
@@ -111,22 +123,8 @@ fn scores_and_results_are_white_relative() {
             WDL::Loss,
         ),
     ] {
-        let book = dir.join(format!("{name}.epd"));
-        std::fs::write(&book, format!("{fen}\n")).unwrap();
         let out = dir.join(name);
-        play(
-            &out,
-            &[
-                "--games",
-                "1",
-                "--book",
-                book.to_str().unwrap(),
-                "--random-plies",
-                "0",
-                "--max-opening-score",
-                "32000",
-            ],
-        );
+        play_from(fen, &out, 1, &[]);
         assert_valid(&out, 1);
         let games = read_with_viriformat(&out.join("thread-0.vf"));
         let [game] = games.as_slice() else {
@@ -268,28 +266,14 @@ fn games_end_by_the_rules_or_by_adjudication() {
 
 #[test]
 fn syzygy_tables_end_a_game_that_reaches_them() {
-    let dir = scratch_dir("selfplay-syzygy");
-    let book = dir.join("book.epd");
-    // The queen takes the rook: KQvK, a win the tables know, though no score says so yet.
-    std::fs::write(&book, "8/8/8/4k3/8/8/8/KQ1r4 w - - 0 1\n").unwrap();
+    let out = scratch_dir("selfplay-syzygy").join("out");
     let tables = concat!(env!("CARGO_MANIFEST_DIR"), "/../engine/tests/syzygy");
-    let out = dir.join("out");
-    play(
+    // The queen takes the rook: KQvK, a win the tables know, though no score says so yet.
+    play_from(
+        "8/8/8/4k3/8/8/8/KQ1r4 w - - 0 1",
         &out,
-        &[
-            "--games",
-            "2",
-            "--book",
-            book.to_str().unwrap(),
-            "--random-plies",
-            "0",
-            "--max-opening-score",
-            "32000",
-            "--win-score",
-            "32000",
-            "--syzygy",
-            tables,
-        ],
+        2,
+        &["--win-score", "32000", "--syzygy", tables],
     );
     let report = assert_valid(&out, 2);
     assert_eq!(report.endings.get(&Ending::AdjudicatedWin), Some(&2));
