@@ -552,34 +552,18 @@ fn wrap(text: &str, width: usize) -> String {
 
 /// Today's date as PGN writes it (`2026.11.24`), from the system clock in UTC.
 pub fn pgn_date() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    let (year, month, day) = civil_from_days((secs / 86_400) as i64);
-    format!("{year:04}.{month:02}.{day:02}")
+    let today = time::OffsetDateTime::now_utc().date();
+    format!(
+        "{:04}.{:02}.{:02}",
+        today.year(),
+        u8::from(today.month()),
+        today.day()
+    )
 }
 
-/// A number below `n` that differs from call to call (the standard library keys each hasher
-/// afresh): enough to pick a colour or a Chess960 start, not for secrets.
+/// A number below `n` (at least 1), to pick a colour or a Chess960 start.
 pub fn random_below(n: usize) -> usize {
-    use std::hash::{BuildHasher, Hasher};
-    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-    hasher.write_u32(std::process::id());
-    (hasher.finish() % n.max(1) as u64) as usize
-}
-
-/// Days since 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's algorithm).
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
+    rand::random_range(0..n.max(1))
 }
 
 #[cfg(test)]
@@ -885,10 +869,13 @@ mod tests {
     }
 
     #[test]
-    fn dates() {
-        assert_eq!(civil_from_days(0), (1970, 1, 1));
-        assert_eq!(civil_from_days(20_416), (2025, 11, 24));
-        assert_eq!(civil_from_days(11_016), (2000, 2, 29));
+    fn the_pgn_date_is_written_year_month_day() {
+        let date = pgn_date();
+        let fields: Vec<u32> = date.split('.').map(|f| f.parse().unwrap()).collect();
+        assert!(date.len() == 10 && fields.len() == 3, "{date}");
+        assert!(
+            fields[0] >= 2026 && (1..=12).contains(&fields[1]) && (1..=31).contains(&fields[2])
+        );
     }
 
     fn sorted(mut items: Vec<String>) -> Vec<String> {
