@@ -55,6 +55,7 @@ use bullet_lib::{
     },
 };
 use patina::nnue::{KingBuckets, KING_BUCKET_COUNTS};
+use patina::wdl::NORMALIZE_TO_PAWN;
 
 /// Quantisation of the feature layer (weights and bias).
 const QA: i16 = 255;
@@ -292,10 +293,15 @@ impl Options {
     }
 
     fn check(&self) -> Result<(), String> {
-        if self.data.is_empty() == self.viri.is_empty() {
+        if self.data.is_empty() && self.viri.is_empty() {
             return Err(
-                "give bulletformat files (--data) or viriformat files (--viri), not both \
-                        (convert one kind with Patina's `trainer convert`)"
+                "no data: give bulletformat files (--data) or viriformat games (--viri)".into(),
+            );
+        }
+        if !self.data.is_empty() && !self.viri.is_empty() {
+            return Err(
+                "give bulletformat files (--data) or viriformat games (--viri), not both \
+                        (`datagen splat` turns games into bulletformat)"
                     .into(),
             );
         }
@@ -624,9 +630,13 @@ fn train<I: SparseInputType<RequiredDataType = ChessBoard>, Out: OutputBuckets<C
         trainer.run(&schedule, &settings, &loader);
     }
 
-    println!("Float output × {SCALE} (side to move), to compare with the engine's `eval`:");
+    // The engine's `eval` prints normalised centipawns (network units · 100 / NORMALIZE_TO_PAWN,
+    // docs/scores.md), so these are scaled the same way.
+    println!("Float output (side to move) in the centipawns of the engine's `eval`:");
     for fen in CHECK_FENS {
-        println!("  {:>8.1} cp  {fen}", trainer.eval(fen) * SCALE);
+        let units = trainer.eval(fen) * SCALE;
+        let cp = units * 100.0 / NORMALIZE_TO_PAWN as f32;
+        println!("  {cp:>8.1} cp  {fen}");
     }
 
     // bullet writes `<out_dir>/<net_id>-<superbatch>/quantised.bin`; the last one is the net.
