@@ -85,7 +85,7 @@ fn run_play(args: &[String]) -> ExitCode {
     if !path.is_file() {
         eprintln!(
             "patina: `patina {}` needs {program} beside this binary ({}); \
-             build it with `cargo build --release -p patina-play`",
+             `cargo build --release` builds both into target/release/",
             args[0],
             path.display()
         );
