@@ -13,6 +13,7 @@
 # in the background, at the lowest priority so that builds and matches come first; kill its
 # datagen for a benchmark or a match that needs quiet cores, and run it again after:
 #
+#   mkdir -p ~/patina-data   # the log's folder, which the shell opens before the script runs
 #   POSITIONS=30000000 THREADS=$(nproc) setsid nice -n 19 scripts/generation.sh datagen \
 #     >> ~/patina-data/campaign.log 2>&1 &
 #
