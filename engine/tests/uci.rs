@@ -207,7 +207,11 @@ fn play_without_patina_play_says_how_to_build_it() {
         assert!(!output.status.success());
         let error = String::from_utf8(output.stderr).unwrap();
         assert!(
-            error.contains("cargo build --release -p patina-play"),
+            error.contains("needs patina-play beside this binary"),
+            "{error}"
+        );
+        assert!(
+            error.contains("`cargo build --release` builds both"),
             "{error}"
         );
         assert_eq!(error.lines().count(), 1, "{error}");
