@@ -63,14 +63,14 @@ impl WdlModel {
 
 /// The net `MODEL` was fitted for; a unit test holds it equal to the one `nets/DEFAULT` names,
 /// so that a new default net is not shipped with the old one's scale.
-pub const FITTED_FOR: &str = "gen12-512-ft-ob8-bb4c48ce.nnue";
+pub const FITTED_FOR: &str = "gen13-512-ft-ob8-15bb0458.nnue";
 
-/// Fitted for `FITTED_FOR` on 2026-12-06, from its own moves in the 900 games of its promotion
+/// Fitted for `FITTED_FOR` on 2026-12-07, from its own moves in the 650 games of its promotion
 /// SPRT at 8+0.08 (the SPRTs' time control, so the scale a GUI user sees), by `datagen wdl-fit`
 /// (docs/scores.md).
 pub const MODEL: WdlModel = WdlModel {
-    a: [-669.458491, 1891.602934, -1911.503942, 928.498435],
-    b: [2.849305, -121.148177, 197.775974, 45.158964],
+    a: [-112.530501, 463.940545, -729.055192, 591.979406],
+    b: [204.734146, -503.828167, 404.516862, -3.665859],
 };
 
 // The printed centipawn scale is `a` at the reference material; it lives with `Score`, below

@@ -93,7 +93,7 @@ pub const fn moves_to_mate(score: Score) -> Option<i32> {
 
 /// The model's `a` at the reference material (`wdl::MODEL`), rounded: the score that prints as
 /// `cp 100`. Refitted with the model (`datagen wdl-fit`).
-pub const NORMALIZE_TO_PAWN: Score = 239;
+pub const NORMALIZE_TO_PAWN: Score = 214;
 
 /// A score in printed centipawns; mate and tablebase scores pass through untouched.
 pub fn to_cp(score: Score) -> Score {
