@@ -175,6 +175,9 @@ if [ ! -f "$run/$net_id.nnue" ]; then
   fi
 fi
 candidate=$run/$net_id.nnue
+# The lineage counts the games as training read them, not as self-play grows them while the SPRT
+# waits between sessions.
+[ -f "$run/sources.json" ] || python3 "$repo/scripts/lineage.py" sources --datagen "$bin/datagen" --train-dir "$run"
 
 # 3. SPRT: candidate against the parent, in chunks (match.sh chunks) whose tally survives a
 # stop: a re-run goes on after the last finished chunk while the binaries and settings are the

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """The nets' lineage: `record` appends a promoted net to nets/lineage.json and plots Elo by
-generation (nets/elo-by-generation.png), which `plot` redraws."""
+generation (nets/elo-by-generation.png), which `plot` redraws. `sources`, run when training
+ends, saves what the run's game files held then, for `record` to use after the SPRT."""
 
 import argparse
 import csv
@@ -18,6 +19,8 @@ import stats
 
 NETS = Path(__file__).resolve().parent.parent / "nets"
 LINEAGE = NETS / "lineage.json"
+# What a training run's game files held when it ended (`sources`), in the run's folder.
+SOURCES = "sources.json"
 # A match without losses has a perfect score or nearly: its Elo is kept finite (+2400 at most).
 EPS = 1e-6
 
@@ -77,7 +80,7 @@ def record(args):
         "factoriser": args.factoriser,
         "parent": args.parent,
         "data": {
-            "sources": sources(args.datagen, tomllib.loads(config)),
+            "sources": saved_sources(train, args.datagen),
             "window_generations": args.window,
             "mate_scores_dropped": True,
         },
@@ -93,6 +96,21 @@ def record(args):
     lineage = [e for e in load() if e["net"] != args.net] + [entry]
     LINEAGE.write_text(json.dumps(lineage, indent=2) + "\n")
     plot()
+
+
+def saved_sources(train, datagen):
+    """The sources `sources` saved in the training run's folder when training ended: self-play
+    may add games to the same files while the SPRT waits. Counted now for a run without them."""
+    saved = train / SOURCES
+    if saved.exists():
+        return json.loads(saved.read_text())
+    return sources(datagen, tomllib.loads((train / "config.toml").read_text()))
+
+
+def save_sources(args):
+    train = Path(args.train_dir)
+    config = tomllib.loads((train / "config.toml").read_text())
+    (train / SOURCES).write_text(json.dumps(sources(args.datagen, config), indent=2) + "\n")
 
 
 def sources(datagen, config):
@@ -175,9 +193,12 @@ def main():
     rec.add_argument("--factoriser", action="store_true")
     for name in ["elo0", "elo1"]:
         rec.add_argument(f"--{name}", type=float, default=0.0 if name == "elo0" else 5.0)
+    saved = sub.add_parser("sources")
+    for name in ["datagen", "train-dir"]:
+        saved.add_argument(f"--{name}", required=True)
     sub.add_parser("plot")
     args = parser.parse_args()
-    {"record": record, "plot": lambda _: plot()}[args.command](args)
+    {"record": record, "sources": save_sources, "plot": lambda _: plot()}[args.command](args)
 
 
 if __name__ == "__main__":

@@ -37,7 +37,8 @@ PATINA = '''#!/bin/sh
 echo "1000 nodes 1000 nps, king buckets=1, N=128, buckets=1"
 '''
 
-# `play --out DIR` adds a game file; `stats FILES` counts 7 games of 100 positions a file.
+# `play --out DIR` adds a game file unless DIR has one (the positions asked for, as a resumed run
+# finds them); `stats FILES` counts a game of 100 positions a byte.
 DATAGEN = r'''#!/usr/bin/env python3
 import sys
 from pathlib import Path
@@ -45,11 +46,12 @@ args = sys.argv[1:]
 if args[0] == "play":
     out = Path(args[args.index("--out") + 1])
     out.mkdir(parents=True, exist_ok=True)
-    (out / "thread-0.vf").write_bytes(b"games")
+    if not (out / "thread-0.vf").exists():
+        (out / "thread-0.vf").write_bytes(b"games")
     (out / "selfplay-recipe").write_text("net parent.nnue sha256 0123456789ab\nnodes 2500\n")
 elif args[0] == "stats":
-    n = len(args) - 1
-    print(f"{n} files, {7 * n} games, {700 * n} positions")
+    games = sum(Path(f).stat().st_size for f in args[1:])
+    print(f"{len(args) - 1} files, {games} games, {100 * games} positions")
 '''
 
 # `train --out-dir RUN --net-id ID --viri F ...` writes the net and the files lineage.py reads;
@@ -130,6 +132,9 @@ class Generation(unittest.TestCase):
         self.assertEqual(stopped.returncode, 1)
         self.assertIn("the SPRT was stopped", stopped.stdout)
         self.assertEqual((self.chunks_played(), self.default()), (1, "gen3-128-parent.nnue"))
+        # Self-play goes on into the file the candidate was trained on while the SPRT waits.
+        with open(self.data / "gen3" / "thread-0.vf", "ab") as games:
+            games.write(b"later games")
         stop.unlink()
         done = self.generation(WINNER="new")
         self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
@@ -137,6 +142,9 @@ class Generation(unittest.TestCase):
         ledger = (self.data / "sprt-gen4" / "ledger.tsv").read_text()
         self.assertEqual(len([line for line in ledger.splitlines() if line[:1].isdigit()]), 3)
         self.assertRegex(self.default(), r"^gen4-")
+        [entry] = json.loads((self.repo / "nets" / "lineage.json").read_text())
+        [source] = entry["data"]["sources"]
+        self.assertEqual((source["games"], source["positions"]), (5, 500), "the games training read")
 
     def test_other_binaries_start_the_sprt_afresh(self):
         stop = self.data / "sprt-gen4" / "chunks" / "stop"
