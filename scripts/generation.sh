@@ -159,6 +159,9 @@ if [ "${FACTORISER:-0}" = 1 ]; then factoriser=(--factoriser); net_id=${net_id}f
 init=()
 if [ "${INIT:-0}" = 1 ]; then init=(--init "$parent"); net_id=$net_id-ft; fi
 [ "$buckets" -eq 1 ] || net_id=$net_id-ob$buckets
+# The lineage counts the games as training read them (lineage.py sources, saved in the run's
+# folder beside its config and log): self-play may add to the same files while the SPRT waits.
+save_sources() { python3 "$repo/scripts/lineage.py" sources --datagen "$bin/datagen" --train-dir "$run"; }
 if [ ! -f "$run/$net_id.nnue" ]; then
   # shellcheck disable=SC2012 # the newest by time; the trainer names checkpoints plainly
   latest=$(ls -t "$run/$net_id"-*.ckpt 2>/dev/null | head -1 || true)
@@ -173,11 +176,13 @@ if [ ! -f "$run/$net_id.nnue" ]; then
       --lr-schedule cosine --lr "${LR:-0.001}" --lr-end "${LR_END:-0.00001}" --wdl "${WDL:-$default_wdl}" \
       --precision "${PRECISION:-bf16}" --seed "$child"
   fi
+  save_sources
 fi
 candidate=$run/$net_id.nnue
-# The lineage counts the games as training read them, not as self-play grows them while the SPRT
-# waits between sessions.
-[ -f "$run/sources.json" ] || python3 "$repo/scripts/lineage.py" sources --datagen "$bin/datagen" --train-dir "$run"
+if [ ! -f "$run/sources.json" ]; then
+  log "$run has no sources.json (trained before the lineage saved one): counting its games now, with any self-play added since"
+  save_sources
+fi
 
 # 3. SPRT: candidate against the parent, in chunks (match.sh chunks) whose tally survives a
 # stop: a re-run goes on after the last finished chunk while the binaries and settings are the

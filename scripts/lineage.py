@@ -110,7 +110,10 @@ def saved_sources(train, datagen):
 def save_sources(args):
     train = Path(args.train_dir)
     config = tomllib.loads((train / "config.toml").read_text())
-    (train / SOURCES).write_text(json.dumps(sources(args.datagen, config), indent=2) + "\n")
+    # Written aside and renamed, so that a run killed meanwhile leaves no half a file to record.
+    partial = train / (SOURCES + ".partial")
+    partial.write_text(json.dumps(sources(args.datagen, config), indent=2) + "\n")
+    partial.replace(train / SOURCES)
 
 
 def sources(datagen, config):
