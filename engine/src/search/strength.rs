@@ -17,7 +17,7 @@ use crate::types::score::to_cp;
 use crate::types::Score;
 
 /// The lowest and highest `UCI_Elo`, on the CCRL Blitz scale as Stockfish's levels are. The
-/// top is still a limit: Patina at full strength plays near 3400.
+/// top is still a limit: Patina at full strength plays near 3415.
 pub const MIN_ELO: u32 = 1320;
 pub const MAX_ELO: u32 = 3000;
 
